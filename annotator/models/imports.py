@@ -1,0 +1,55 @@
+"""Import jobs: one run of an importer, with its progress, counts, cursor and errors."""
+
+from django.conf import settings
+from django.db import models
+
+from core.models import TimeStampedModel
+
+
+class ImportJob(TimeStampedModel):
+    class Kind(models.TextChoices):
+        FILE = "file", "File"
+        GITHUB = "github", "GitHub"
+        SHEETS = "sheets", "Spreadsheets"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        WAITING = "waiting", "Waiting for rate limit"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
+    parameters = models.JSONField(default=dict, blank=True)
+    upload = models.FileField(upload_to="imports/%Y/%m/", blank=True)
+    # created / updated / unchanged / invalid, plus importer-specific counts (comments, requests, ...).
+    counts = models.JSONField(default=dict, blank=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(null=True, blank=True)
+    # Where a resumable importer continues after an interruption (e.g. the next page URL).
+    cursor = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    problems = models.JSONField(default=list, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="import_jobs"
+    )
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    resume_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} import #{self.pk} ({self.status})"
+
+    @property
+    def duration(self):
+        if self.started_at and self.finished_at:
+            return self.finished_at - self.started_at
+        return None
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in {self.Status.PENDING, self.Status.RUNNING, self.Status.WAITING}

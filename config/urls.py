@@ -1,0 +1,23 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from core import views as core_views
+
+api_v1 = [
+    path("", include("annotator.api.urls")),
+]
+
+urlpatterns = [
+    path("", core_views.home, name="home"),
+    path("healthz", core_views.healthz, name="healthz"),
+    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include((api_v1, "api"), namespace="api")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("", include("annotator.urls")),
+    path("taxonomies/", include("taxonomy.urls")),
+]

@@ -1,0 +1,22 @@
+from django.contrib.auth.decorators import login_required
+from django.db import DatabaseError, connection
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect
+from django.views.decorators.cache import never_cache
+
+
+@never_cache
+def healthz(request: HttpRequest) -> JsonResponse:
+    """200 when the database answers, 503 when it does not (for load balancers and compose)."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except DatabaseError as exc:
+        return JsonResponse({"status": "unavailable", "database": str(exc).splitlines()[0][:200]}, status=503)
+    return JsonResponse({"status": "ok", "database": "ok"})
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    return redirect("annotator:issue_list")

@@ -1,0 +1,39 @@
+import pytest
+from django.db import DatabaseError
+
+
+@pytest.mark.django_db
+def test_healthz_answers_200_when_the_database_is_reachable(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json()["database"] == "ok"
+
+
+def test_healthz_answers_503_when_the_database_is_down(db, client, monkeypatch):
+    from core import views
+
+    class Broken:
+        def __enter__(self):
+            raise DatabaseError("could not connect to server")
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(views.connection, "cursor", lambda: Broken())
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["status"] == "unavailable"
+
+
+@pytest.mark.django_db
+def test_pages_carry_a_strict_content_security_policy(client_as):
+    response = client_as("rater_a").get("/issues/")
+    assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+    assert "unsafe-inline" not in response.headers["Content-Security-Policy"]
+
+
+@pytest.mark.django_db
+def test_home_requires_login(client):
+    response = client.get("/")
+    assert response.status_code == 302
+    assert response.url.startswith("/accounts/login/")
