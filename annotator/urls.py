@@ -1,9 +1,5 @@
-from django.urls import path
-
-from . import views
+from .views import imports, issues, studies
 
 app_name = "annotator"
 
-urlpatterns = [
-    path("issues/", views.issue_list, name="issue_list"),
-]
+urlpatterns = [*issues.urlpatterns, *imports.urlpatterns, *studies.urlpatterns]

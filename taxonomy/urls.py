@@ -1,3 +1,9 @@
+from django.urls import path
+
+from . import views
+
 app_name = "taxonomy"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.taxonomy_list, name="taxonomy_list"),
+]

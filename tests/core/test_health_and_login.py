@@ -12,14 +12,11 @@ def test_healthz_answers_200_when_the_database_is_reachable(client):
 def test_healthz_answers_503_when_the_database_is_down(db, client, monkeypatch):
     from core import views
 
-    class Broken:
-        def __enter__(self):
+    class Unreachable:
+        def cursor(self):
             raise DatabaseError("could not connect to server")
 
-        def __exit__(self, *exc):
-            return False
-
-    monkeypatch.setattr(views.connection, "cursor", lambda: Broken())
+    monkeypatch.setattr(views, "connection", Unreachable())
     response = client.get("/healthz")
     assert response.status_code == 503
     assert response.json()["status"] == "unavailable"

@@ -4,5 +4,5 @@ from django.shortcuts import render
 
 
 @login_required
-def issue_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "annotator/issue_list.html", {})
+def taxonomy_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "base.html", {})

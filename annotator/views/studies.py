@@ -1,0 +1,14 @@
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import path
+
+
+@login_required
+def studies_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "base.html", {})
+
+
+urlpatterns = [
+    path("studies/", studies_index, name="study_list"),
+]
