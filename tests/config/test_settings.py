@@ -1,0 +1,49 @@
+"""Settings come from the environment, and production settings pass Django's deployment checks."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PRODUCTION_ENV = {
+    "DEBUG": "0",
+    "SECRET_KEY": "x7#k2!p9-q" * 6,
+    "ALLOWED_HOSTS": "taxonomist.example.org",
+    "DATABASE_URL": "sqlite:///:memory:",
+}
+
+
+def run_manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    # Start from a clean slate: the test settings put relaxed SECURE_* values into os.environ.
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DJANGO_SETTINGS_MODULE", "DEBUG", "SECRET_KEY"} and not k.startswith(("SECURE_", "SESSION_", "CSRF_"))
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **env, "DJANGO_SETTINGS_MODULE": "config.settings"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_check_deploy_is_clean_with_production_variables():
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", env=PRODUCTION_ENV)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_a_malformed_boolean_is_refused_with_its_name():
+    result = run_manage("check", env={**PRODUCTION_ENV, "DEBUG": "maybe"})
+    assert result.returncode != 0
+    assert "DEBUG must be a boolean" in result.stderr
+
+
+def test_debug_is_off_unless_asked_for():
+    env = {k: v for k, v in PRODUCTION_ENV.items() if k != "DEBUG"}
+    result = run_manage("shell", "-c", "from django.conf import settings; print(settings.DEBUG)", env=env)
+    assert result.stdout.strip().splitlines()[-1] == "False", result.stderr
