@@ -19,7 +19,8 @@ def run_manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     clean = {
         k: v
         for k, v in os.environ.items()
-        if k not in {"DJANGO_SETTINGS_MODULE", "DEBUG", "SECRET_KEY"} and not k.startswith(("SECURE_", "SESSION_", "CSRF_"))
+        if k not in {"DJANGO_SETTINGS_MODULE", "DEBUG", "SECRET_KEY"}
+        and not k.startswith(("SECURE_", "SESSION_", "CSRF_"))
     }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
