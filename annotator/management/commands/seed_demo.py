@@ -1,0 +1,67 @@
+"""Set up the demo used by `make run`: taxonomies, demo accounts, demo issues (and a demo study).
+
+Idempotent: a second run finds everything in place and returns at once.
+"""
+
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from annotator.models import Issue
+from core.permissions import STUDY_OWNERS_GROUP
+
+DEMO_ISSUES = Path(__file__).resolve().parents[2] / "fixtures" / "demo_issues.json"
+
+# (username, password, role description); demo only — seed_demo refuses to run with DEBUG off.
+DEMO_ACCOUNTS = [
+    ("owner", "owner-demo-pass", "study owner (also site admin)"),
+    ("rater_a", "rater-a-demo-pass", "rater"),
+    ("rater_b", "rater-b-demo-pass", "rater"),
+    ("adjudicator", "adjudicator-demo-pass", "adjudicator"),
+]
+
+
+class Command(BaseCommand):
+    help = "Load the taxonomy templates, demo accounts and demo issues (for `make run`)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--force", action="store_true", help="Run even with DEBUG off (never in production).")
+
+    def handle(self, *args, force: bool = False, **options):
+        if not settings.DEBUG and not force:
+            raise CommandError("seed_demo creates accounts with known passwords; it runs only with DEBUG=1.")
+        call_command("load_taxonomy", "--all", verbosity=0)
+        users = self._accounts()
+        if not Issue.objects.filter(url__in=self._demo_urls()).exists():
+            call_command("import_issues", str(DEMO_ISSUES), verbosity=0)
+        self._demo_study(users)
+        self.stdout.write(self.style.SUCCESS("Demo ready at http://127.0.0.1:8000 — log in as:"))
+        for username, password, role in DEMO_ACCOUNTS:
+            self.stdout.write(f"  {username:<12} password {password:<24} {role}")
+
+    def _accounts(self) -> dict:
+        user_model = get_user_model()
+        owners, _ = Group.objects.get_or_create(name=STUDY_OWNERS_GROUP)
+        users = {}
+        for username, password, _role in DEMO_ACCOUNTS:
+            user = user_model.objects.filter(username=username).first()
+            if user is None:
+                user = user_model.objects.create_user(username=username, password=password)
+                if username == "owner":
+                    user.is_staff = user.is_superuser = True
+                    user.save(update_fields=["is_staff", "is_superuser"])
+                    user.groups.add(owners)
+            users[username] = user
+        return users
+
+    def _demo_urls(self) -> list[str]:
+        import json
+
+        return [record["html_url"] for record in json.loads(DEMO_ISSUES.read_text(encoding="utf-8"))[:3]]
+
+    def _demo_study(self, users: dict) -> None:
+        """Filled in once studies exist."""
