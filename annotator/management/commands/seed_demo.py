@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotator.models import Issue
 from core.permissions import STUDY_OWNERS_GROUP
 
-DEMO_ISSUES = Path(__file__).resolve().parents[2] / "fixtures" / "demo_issues.json"
+DEMO_ISSUES = Path(__file__).resolve().parents[2] / "demo" / "demo_issues.json"
 
 # (username, password, role description); demo only — seed_demo refuses to run with DEBUG off.
 DEMO_ACCOUNTS = [
