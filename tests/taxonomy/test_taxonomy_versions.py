@@ -1,0 +1,89 @@
+"""Version life cycle: drafts can be published or deleted; published versions never change."""
+
+import pytest
+from django.db.models import ProtectedError
+
+from core.errors import ConflictError, DomainError
+from taxonomy.errors import VersionImmutableError
+from taxonomy.models import Category, Dimension, TaxonomyVersion
+from taxonomy.services import version_delete, version_ensure_draft, version_publish
+from tests.taxonomy.factories import CategoryFactory, DimensionFactory, TaxonomyVersionFactory, build_tree
+
+pytestmark = pytest.mark.django_db
+
+
+def snapshot(version: TaxonomyVersion) -> tuple:
+    version.refresh_from_db()
+    return (
+        version.status,
+        version.published_at,
+        list(Dimension.objects.filter(version=version).values_list("pk", "key")),
+        list(Category.objects.filter(dimension__version=version).values_list("pk", "code", "name")),
+    )
+
+
+def test_publishing_a_draft_makes_it_published():
+    draft = TaxonomyVersionFactory()
+    CategoryFactory(dimension=DimensionFactory(version=draft))
+    version_publish(version=draft)
+    draft.refresh_from_db()
+    assert draft.is_published
+    assert draft.published_at is not None
+
+
+def test_a_published_version_cannot_be_published_again():
+    published = TaxonomyVersionFactory(published=True)
+    CategoryFactory(dimension=DimensionFactory(version=published))
+    before = snapshot(published)
+    with pytest.raises(VersionImmutableError, match="is published and cannot change"):
+        version_publish(version=published)
+    assert snapshot(published) == before
+
+
+def test_a_published_version_cannot_be_deleted():
+    published = TaxonomyVersionFactory(published=True)
+    build_tree(DimensionFactory(version=published), roots=2, children=2, grandchildren=2)
+    before = snapshot(published)
+    with pytest.raises(VersionImmutableError):
+        version_delete(version=published)
+    assert snapshot(published) == before
+
+
+def test_the_edit_guard_refuses_published_versions_and_accepts_drafts():
+    version_ensure_draft(version=TaxonomyVersionFactory())
+    with pytest.raises(VersionImmutableError) as caught:
+        version_ensure_draft(version=TaxonomyVersionFactory(published=True))
+    assert caught.value.status_code == 409
+
+
+def test_an_empty_draft_cannot_be_published():
+    draft = TaxonomyVersionFactory()
+    with pytest.raises(DomainError, match="no selectable category"):
+        version_publish(version=draft)
+    draft.refresh_from_db()
+    assert draft.status == "draft"
+
+
+def test_a_draft_is_deleted_with_its_whole_tree():
+    draft = TaxonomyVersionFactory()
+    build_tree(DimensionFactory(version=draft), roots=2, children=3, grandchildren=2)
+    other = TaxonomyVersionFactory()
+    kept = CategoryFactory(dimension=DimensionFactory(version=other))
+    version_delete(version=draft)
+    assert not TaxonomyVersion.objects.filter(pk=draft.pk).exists()
+    assert list(Category.objects.values_list("pk", flat=True)) == [kept.pk]
+
+
+def test_a_draft_that_a_later_version_builds_on_is_kept():
+    base = TaxonomyVersionFactory()
+    TaxonomyVersionFactory(taxonomy=base.taxonomy, based_on=base)
+    with pytest.raises(ConflictError, match="base of a later version"):
+        version_delete(version=base)
+    assert TaxonomyVersion.objects.filter(pk=base.pk).exists()
+
+
+def test_category_parents_are_protected_from_a_stray_delete():
+    draft = TaxonomyVersionFactory()
+    build_tree(DimensionFactory(version=draft), roots=1, children=1, grandchildren=1)
+    with pytest.raises(ProtectedError):
+        Category.objects.get(code="r0").delete()
