@@ -1,14 +1,71 @@
+"""Issue pages: the searchable list and one issue with its comments and fix links."""
+
+from urllib.parse import urlencode
+
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.urls import path
 
+from annotator.models import Issue
+from annotator.selectors.issues import IssueFilters, issue_get, issue_page, repositories_for_filter
+
+MAX_QUERY_CHARS = 200
+
+
+def _filters_from(params: QueryDict) -> IssueFilters:
+    """Filters from the query string; values that cannot be valid are ignored, not errors."""
+    repository = params.get("repository", "")
+    state = params.get("state", "")
+    kind = params.get("kind", "")
+    return IssueFilters(
+        q=params.get("q", "").strip()[:MAX_QUERY_CHARS],
+        repository=int(repository) if repository.isdigit() and len(repository) < 19 else None,
+        state=state if state in {Issue.State.OPEN, Issue.State.CLOSED} else "",
+        kind=kind if kind in Issue.Kind.values else "",
+        label=params.get("label", "").strip()[:MAX_QUERY_CHARS],
+    )
+
+
+def _filter_query(filters: IssueFilters) -> str:
+    """The filters as a query string, to carry them across page links."""
+    pairs = {
+        "q": filters.q,
+        "repository": filters.repository or "",
+        "state": filters.state,
+        "kind": filters.kind,
+        "label": filters.label,
+    }
+    return urlencode({key: value for key, value in pairs.items() if value})
+
 
 @login_required
-def issues_index(request: HttpRequest) -> HttpResponse:
-    return render(request, "base.html", {})
+def issue_list(request: HttpRequest) -> HttpResponse:
+    filters = _filters_from(request.GET)
+    page = issue_page(filters=filters, after=request.GET.get("after"), before=request.GET.get("before"))
+    return render(
+        request,
+        "annotator/issues/list.html",
+        {
+            "filters": filters,
+            "filter_query": _filter_query(filters),
+            "page": page,
+            "repositories": repositories_for_filter(),
+            "states": [(Issue.State.OPEN, "Open"), (Issue.State.CLOSED, "Closed")],
+            "kinds": Issue.Kind.choices,
+        },
+    )
+
+
+@login_required
+def issue_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    issue = issue_get(pk=pk)
+    if issue is None:
+        raise Http404("No issue with this id; it may have been removed.")
+    return render(request, "annotator/issues/detail.html", {"issue": issue})
 
 
 urlpatterns = [
-    path("issues/", issues_index, name="issue_list"),
+    path("issues/", issue_list, name="issue_list"),
+    path("issues/<int:pk>/", issue_detail, name="issue_detail"),
 ]
