@@ -1,5 +1,11 @@
-from .views import imports, issues, studies
+from .views import github, imports, issues, labelling, studies
 
 app_name = "annotator"
 
-urlpatterns = [*issues.urlpatterns, *imports.urlpatterns, *studies.urlpatterns]
+urlpatterns = [
+    *issues.urlpatterns,
+    *imports.urlpatterns,
+    *studies.urlpatterns,
+    *labelling.urlpatterns,
+    *github.urlpatterns,
+]

@@ -1,3 +1,11 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from annotator.api import views
+
+urlpatterns = [
+    path("studies/<int:pk>/assignments/next/", views.RaterNextAssignmentApi.as_view(), name="study_assignments_next"),
+    path("studies/<int:pk>/assignments/mine/", views.RaterMyAssignmentsApi.as_view(), name="study_assignments_mine"),
+    path("annotations/<int:pk>/", views.AnnotationDetailApi.as_view(), name="annotation_detail"),
+    path("annotations/<int:pk>/draft/", views.AnnotationDraftApi.as_view(), name="annotation_draft"),
+    path("annotations/<int:pk>/submit/", views.AnnotationSubmitApi.as_view(), name="annotation_submit"),
+]

@@ -16,6 +16,18 @@ from core.permissions import STUDY_OWNERS_GROUP
 
 DEMO_ISSUES = Path(__file__).resolve().parents[2] / "demo" / "demo_issues.json"
 
+DEMO_STUDY = "Demo: bugs in distributed training frameworks"
+DEMO_GUIDELINES = """\
+## How to label
+
+1. Read the issue and its comments to the end: the fix is often named in the last comment.
+2. **Stage**: where in distributed training the problem shows up.
+3. **Symptom**: what the user observed, not what caused it.
+4. **Root cause** and **fix pattern**: only if the thread makes them clear; otherwise propose a
+   category with "none fits" or leave a note.
+5. Feature requests and usage questions are *not bugs*: exclude them with a reason.
+"""
+
 # (username, password, role description); demo only — seed_demo refuses to run with DEBUG off.
 DEMO_ACCOUNTS = [
     ("owner", "owner-demo-pass", "study owner (also site admin)"),
@@ -64,4 +76,32 @@ class Command(BaseCommand):
         return [record["html_url"] for record in json.loads(DEMO_ISSUES.read_text(encoding="utf-8"))[:3]]
 
     def _demo_study(self, users: dict) -> None:
-        """Filled in once studies exist."""
+        """A pilot over ten demo issues with the ddl-2025 taxonomy, two raters and an adjudicator."""
+        from annotator.models import Study, StudyRound
+        from annotator.services.sampling import SampleFilters, study_round_draw
+        from annotator.services.studies import study_create
+        from taxonomy.models import TaxonomyVersion
+
+        if Study.objects.filter(name=DEMO_STUDY).exists():
+            return
+        version = TaxonomyVersion.objects.filter(taxonomy__slug="ddl-2025").order_by("-number").first()
+        if version is None:
+            raise CommandError("The ddl-2025 taxonomy is missing: run `manage.py load_taxonomy ddl-2025`.")
+        study = study_create(
+            name=DEMO_STUDY,
+            taxonomy_version=version,
+            created_by=users["owner"],
+            raters=[users["rater_a"], users["rater_b"]],
+            adjudicators=[users["adjudicator"]],
+            guidelines=DEMO_GUIDELINES,
+            description="A demo pilot: label ten issues of DeepSpeed, Megatron-LM and Colossal-AI.",
+            pilot_size=10,
+        )
+        study_round_draw(
+            study=study,
+            actor=users["owner"],
+            filters=SampleFilters(),
+            size=10,
+            seed=2025,
+            kind=StudyRound.Kind.PILOT,
+        )

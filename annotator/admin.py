@@ -1,0 +1,124 @@
+"""Admin for studies and labels. Labels are read-only for everyone but superusers; history for everyone."""
+
+from django.contrib import admin
+
+from annotator.models import (
+    Annotation,
+    AnnotationHistory,
+    AnnotationValue,
+    Assignment,
+    Resolution,
+    ResolutionHistory,
+    Study,
+    StudyIssue,
+    StudyMember,
+    StudyRound,
+)
+
+
+class ReadOnlyUnlessSuperuserMixin:
+    """Staff may look (owners and adjudicators see all labels anyway); only superusers may change."""
+
+    def has_add_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+
+class AppendOnlyMixin:
+    """Audit history is written by the services only: nobody adds, edits or deletes it here."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class StudyMemberInline(admin.TabularInline):
+    model = StudyMember
+    extra = 0
+    autocomplete_fields = ["user"]
+
+
+@admin.register(Study)
+class StudyAdmin(admin.ModelAdmin):
+    list_display = ["name", "taxonomy_version", "phase", "raters_per_issue", "blind", "created_at"]
+    list_filter = ["phase", "blind"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+    filter_horizontal = ["dimensions"]
+    inlines = [StudyMemberInline]
+
+
+@admin.register(StudyRound)
+class StudyRoundAdmin(admin.ModelAdmin):
+    list_display = ["study", "number", "kind", "size", "drawn", "pool_size", "seed", "created_at"]
+    list_filter = ["kind"]
+    readonly_fields = ["filters", "stratification", "seed", "size", "pool_size", "drawn", "created_by", "created_at"]
+
+
+@admin.register(StudyIssue)
+class StudyIssueAdmin(admin.ModelAdmin):
+    list_display = ["study", "position", "issue", "round"]
+    list_select_related = ["study", "issue__repository", "round__study"]
+    raw_id_fields = ["issue", "round"]
+    search_fields = ["issue__title"]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["study_issue", "rater", "status", "assigned_at", "submitted_at"]
+    list_filter = ["status"]
+    list_select_related = ["study_issue__study", "study_issue__issue__repository", "rater"]
+    raw_id_fields = ["study_issue"]
+    readonly_fields = ["assigned_at", "started_at", "submitted_at"]
+
+
+class AnnotationValueInline(admin.TabularInline):
+    model = AnnotationValue
+    extra = 0
+    raw_id_fields = ["category"]
+
+    def has_add_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+
+@admin.register(Annotation)
+class AnnotationAdmin(ReadOnlyUnlessSuperuserMixin, admin.ModelAdmin):
+    list_display = ["pk", "assignment", "excluded", "confidence", "version", "submitted_at", "frozen"]
+    list_filter = ["frozen", "excluded"]
+    list_select_related = ["assignment__study_issue__study", "assignment__rater", "assignment__study_issue__issue"]
+    raw_id_fields = ["assignment"]
+    inlines = [AnnotationValueInline]
+
+
+@admin.register(AnnotationHistory)
+class AnnotationHistoryAdmin(AppendOnlyMixin, admin.ModelAdmin):
+    list_display = ["annotation", "action", "actor", "version", "at"]
+    list_filter = ["action"]
+
+
+@admin.register(Resolution)
+class ResolutionAdmin(ReadOnlyUnlessSuperuserMixin, admin.ModelAdmin):
+    list_display = ["study_issue", "method", "decided_by", "decided_at", "version"]
+    list_filter = ["method"]
+    raw_id_fields = ["study_issue"]
+
+
+@admin.register(ResolutionHistory)
+class ResolutionHistoryAdmin(AppendOnlyMixin, admin.ModelAdmin):
+    list_display = ["resolution", "action", "actor", "version", "at"]

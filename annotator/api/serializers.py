@@ -1,0 +1,144 @@
+"""Serializers of the rater-flow API: separate input and output shapes, each with a unique name."""
+
+from django.urls import reverse
+from rest_framework import serializers
+
+from annotator.models import Annotation, Assignment
+from annotator.selectors.labelling import annotation_values
+from annotator.services.annotations import AnnotationInput
+
+
+class RaterIssueOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    url = serializers.URLField()
+    number = serializers.IntegerField(allow_null=True)
+    state = serializers.CharField()
+    repository = serializers.SerializerMethodField()
+
+    def get_repository(self, issue) -> str | None:
+        return issue.repository.full_name if issue.repository_id else None
+
+
+class RaterAssignmentOutputSerializer(serializers.ModelSerializer):
+    study = serializers.IntegerField(source="study_issue.study_id")
+    position = serializers.IntegerField(source="study_issue.position")
+    round = serializers.IntegerField(source="study_issue.round.number")
+    annotation = serializers.IntegerField(source="annotation.pk")
+    annotation_version = serializers.IntegerField(source="annotation.version")
+    issue = RaterIssueOutputSerializer(source="study_issue.issue")
+    page_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Assignment
+        fields = [
+            "id",
+            "study",
+            "position",
+            "round",
+            "status",
+            "skip_reason",
+            "assigned_at",
+            "started_at",
+            "submitted_at",
+            "annotation",
+            "annotation_version",
+            "issue",
+            "page_url",
+        ]
+
+    def get_page_url(self, assignment) -> str:
+        return reverse("annotator:label", args=[assignment.study_issue.study_id, assignment.pk])
+
+
+class RaterProgressOutputSerializer(serializers.Serializer):
+    round = serializers.IntegerField(source="study_issue__round__number")
+    done = serializers.IntegerField()
+    skipped = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class RaterNextAssignmentOutputSerializer(serializers.Serializer):
+    assignment = RaterAssignmentOutputSerializer(allow_null=True)
+    progress = RaterProgressOutputSerializer(allow_null=True)
+
+
+class AnnotationOutputSerializer(serializers.ModelSerializer):
+    assignment = serializers.IntegerField(source="assignment_id")
+    study = serializers.IntegerField(source="assignment.study_issue.study_id")
+    issue = serializers.IntegerField(source="assignment.study_issue.issue_id")
+    rater = serializers.CharField(source="assignment.rater.username")
+    status = serializers.CharField(source="assignment.status")
+    values = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Annotation
+        fields = [
+            "id",
+            "assignment",
+            "study",
+            "issue",
+            "rater",
+            "status",
+            "values",
+            "note",
+            "excluded",
+            "excluded_reason",
+            "excluded_text",
+            "confidence",
+            "proposals",
+            "time_spent_seconds",
+            "version",
+            "submitted_at",
+            "frozen",
+            "updated_at",
+        ]
+
+    def get_values(self, annotation) -> dict[str, list[int]]:
+        return annotation_values(annotation)
+
+
+class AnnotationDraftInputSerializer(serializers.Serializer):
+    values = serializers.DictField(
+        child=serializers.ListField(child=serializers.IntegerField(min_value=1), max_length=50),
+        required=False,
+        default=dict,
+        help_text='Category ids per dimension key, e.g. {"symptom": [12]}.',
+    )
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=20000)
+    excluded = serializers.BooleanField(required=False, default=False)
+    excluded_reason = serializers.ChoiceField(
+        choices=Annotation.ExcludedReason.choices, required=False, allow_blank=True, default=""
+    )
+    excluded_text = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+    confidence = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=3, default=None)
+    proposals = serializers.DictField(
+        child=serializers.CharField(allow_blank=True, max_length=500),
+        required=False,
+        default=dict,
+        help_text="Proposed new category per dimension key (open coding).",
+    )
+    elapsed_seconds = serializers.IntegerField(
+        required=False, min_value=0, default=0, help_text="Active seconds since the last save; the server adds them."
+    )
+    version = serializers.IntegerField(min_value=1, help_text="The version the client last saw (optimistic locking).")
+
+    def to_service_kwargs(self) -> dict:
+        data = self.validated_data
+        return {
+            "data": AnnotationInput(
+                values=data["values"],
+                note=data["note"],
+                excluded=data["excluded"],
+                excluded_reason=data["excluded_reason"],
+                excluded_text=data["excluded_text"],
+                confidence=data["confidence"],
+                proposals=data["proposals"],
+            ),
+            "expected_version": data["version"],
+            "elapsed_seconds": data["elapsed_seconds"],
+        }
+
+
+class AnnotationSubmitInputSerializer(AnnotationDraftInputSerializer):
+    """Same fields as a draft; the server also checks that every required dimension is answered."""

@@ -1,0 +1,1 @@
+"""Forms of the annotator pages, one module per area."""

@@ -1,0 +1,59 @@
+"""The labelling form's POST fallback (works without JavaScript) and the skip form."""
+
+from django import forms
+
+from annotator.models import Annotation
+from annotator.services.annotations import AnnotationInput
+
+
+class SkipForm(forms.Form):
+    reason = forms.CharField(max_length=500, widget=forms.TextInput(attrs={"placeholder": "Why skip this issue?"}))
+
+
+class AnnotationForm(forms.Form):
+    """Built from the study's dimensions: `dim_<key>` holds category ids, `proposal_<key>` free text."""
+
+    ACTION_DRAFT = "draft"
+    ACTION_SUBMIT = "submit"
+
+    action = forms.ChoiceField(choices=[(ACTION_DRAFT, "Save draft"), (ACTION_SUBMIT, "Submit")])
+    version = forms.IntegerField(min_value=1)
+    elapsed_seconds = forms.IntegerField(min_value=0, required=False)
+    note = forms.CharField(required=False, widget=forms.Textarea)
+    excluded = forms.BooleanField(required=False)
+    excluded_reason = forms.ChoiceField(choices=Annotation.ExcludedReason.choices, required=False)
+    excluded_text = forms.CharField(required=False)
+    confidence = forms.TypedChoiceField(
+        choices=[("", "—"), *Annotation.Confidence.choices], coerce=int, empty_value=None, required=False
+    )
+
+    def __init__(self, *args, dimensions, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.dimensions = list(dimensions)
+        for dimension in self.dimensions:
+            self.fields[f"proposal_{dimension.key}"] = forms.CharField(required=False, max_length=500)
+
+    def clean(self):
+        data = super().clean()
+        # Category ids are checked by the service against the study's taxonomy version; here only their form.
+        values: dict[str, list[int]] = {}
+        for dimension in self.dimensions:
+            raw = [v for v in self.data.getlist(f"dim_{dimension.key}") if v != ""]
+            if not all(v.isdigit() for v in raw):
+                raise forms.ValidationError("A category choice could not be read; reload the page.")
+            if raw:
+                values[dimension.key] = [int(v) for v in raw]
+        data["values"] = values
+        return data
+
+    def to_input(self) -> AnnotationInput:
+        data = self.cleaned_data
+        return AnnotationInput(
+            values=data["values"],
+            note=data["note"],
+            excluded=data["excluded"],
+            excluded_reason=data["excluded_reason"],
+            excluded_text=data["excluded_text"],
+            confidence=data["confidence"],
+            proposals={d.key: data[f"proposal_{d.key}"] for d in self.dimensions if data[f"proposal_{d.key}"]},
+        )

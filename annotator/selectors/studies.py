@@ -1,0 +1,134 @@
+"""Reading studies: which a user may see, and the owner's dashboard (bounded aggregate queries)."""
+
+from collections import Counter
+from datetime import timedelta
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+from django.db.models.functions import TruncDate
+from django.http import Http404
+from django.utils import timezone
+
+from annotator.models import Annotation, Assignment, Study, StudyIssue, StudyMember, StudyRound
+
+SUBMITTED = Assignment.Status.SUBMITTED
+
+
+def studies_visible_to(*, user) -> QuerySet[Study]:
+    studies = Study.objects.select_related("taxonomy_version__taxonomy").order_by("name")
+    if user.is_staff:
+        return studies
+    return studies.filter(pk__in=StudyMember.objects.filter(user=user).values("study_id"))
+
+
+def study_get_for_user(*, user, pk: int) -> Study:
+    """The study if the user is a member (or staff); 404 otherwise, so its existence is not revealed."""
+    study = studies_visible_to(user=user).filter(pk=pk).first()
+    if study is None:
+        raise Http404("No such study.")
+    return study
+
+
+def study_list_rows(*, user) -> list[dict[str, Any]]:
+    """The study list: each study with the user's roles and their own progress (never others')."""
+    studies = list(studies_visible_to(user=user))
+    roles: dict[int, list[str]] = {}
+    for study_id, role in StudyMember.objects.filter(user=user, study__in=studies).values_list("study_id", "role"):
+        roles.setdefault(study_id, []).append(role)
+    mine = {
+        row["study_issue__study_id"]: row
+        for row in Assignment.objects.filter(rater=user, study_issue__study__in=studies)
+        .values("study_issue__study_id")
+        .annotate(total=Count("id"), done=Count("id", filter=Q(status=SUBMITTED)))
+    }
+    return [
+        {"study": study, "roles": sorted(roles.get(study.pk, [])), "progress": mine.get(study.pk)} for study in studies
+    ]
+
+
+def study_members(*, study: Study) -> QuerySet[StudyMember]:
+    return StudyMember.objects.filter(study=study).select_related("user").order_by("role", "user__username")
+
+
+def study_rounds(*, study: Study) -> QuerySet[StudyRound]:
+    return StudyRound.objects.filter(study=study).order_by("number")
+
+
+def _median_time(study: Study) -> int | None:
+    submitted = Annotation.objects.filter(assignment__study_issue__study=study, submitted_at__isnull=False).order_by(
+        "time_spent_seconds"
+    )
+    n = submitted.count()
+    if not n:
+        return None
+    values = list(submitted.values_list("time_spent_seconds", flat=True)[(n - 1) // 2 : n // 2 + 1])
+    return round(sum(values) / len(values))
+
+
+def study_proposals(*, study: Study, limit: int = 100) -> list[dict[str, Any]]:
+    """Proposed new categories with counts (owners only: they reveal what raters wrote)."""
+    rows = (
+        Annotation.objects.filter(assignment__study_issue__study=study)
+        .exclude(proposals={})
+        .values_list("proposals", flat=True)
+    )
+    counts: Counter = Counter()
+    shown: dict[tuple[str, str], str] = {}
+    for proposals in rows.iterator(chunk_size=2000):
+        for key, text in (proposals or {}).items():
+            norm = (key, " ".join(str(text).split()).lower())
+            counts[norm] += 1
+            shown.setdefault(norm, str(text).strip())
+    return [
+        {"dimension": key, "text": shown[(key, norm)], "count": n}
+        for (key, norm), n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:limit]
+    ]
+
+
+def study_dashboard(*, study: Study, days: int = 30) -> dict[str, Any]:
+    """Progress per rater and round, issues done by all raters, throughput per day, median time."""
+    assignments = Assignment.objects.filter(study_issue__study=study)
+    per_rater = list(
+        assignments.values("rater_id", "rater__username", "rater__display_name", "study_issue__round__number")
+        .annotate(
+            total=Count("id"),
+            assigned=Count("id", filter=Q(status=Assignment.Status.ASSIGNED)),
+            drafted=Count("id", filter=Q(status=Assignment.Status.DRAFTED)),
+            submitted=Count("id", filter=Q(status=SUBMITTED)),
+            skipped=Count("id", filter=Q(status=Assignment.Status.SKIPPED)),
+        )
+        .order_by("study_issue__round__number", "rater__username")
+    )
+    per_round = {
+        row["round__number"]: row
+        for row in StudyIssue.objects.filter(study=study).values("round__number").annotate(issues=Count("id"))
+    }
+    complete = (
+        StudyIssue.objects.filter(study=study)
+        .annotate(done=Count("assignments", filter=Q(assignments__status=SUBMITTED)))
+        .filter(done__gte=study.raters_per_issue)
+        .count()
+    )
+    since = timezone.now() - timedelta(days=days)
+    throughput = list(
+        assignments.filter(submitted_at__gte=since)
+        .annotate(day=TruncDate("submitted_at"))
+        .values("day")
+        .annotate(submitted=Count("id"))
+        .order_by("day")
+    )
+    skipped = list(
+        assignments.filter(status=Assignment.Status.SKIPPED)
+        .select_related("rater", "study_issue__issue")
+        .order_by("study_issue__position")[:50]
+    )
+    return {
+        "per_rater": per_rater,
+        "per_round": per_round,
+        "issues_total": sum(row["issues"] for row in per_round.values()),
+        "issues_complete": complete,
+        "throughput": throughput,
+        "median_seconds": _median_time(study),
+        "skipped": skipped,
+        "proposals": study_proposals(study=study),
+    }

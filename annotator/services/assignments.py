@@ -1,0 +1,154 @@
+"""Who labels which issue: every issue of a round goes to exactly N raters, created up front in bulk.
+
+Creating assignments when the round is drawn (not on demand) means raters asking for work at
+the same moment can never over-assign an issue: "next issue" only reads.
+"""
+
+from collections import Counter
+from collections.abc import Sequence
+from itertools import combinations
+
+from django.db import transaction
+from django.db.models import Count
+
+from annotator.models import Annotation, AnnotationHistory, Assignment, Study, StudyIssue, StudyMember, StudyRound
+from core.errors import ConflictError, DomainError
+
+MODE_BALANCED = "balanced"
+MODE_FIXED = "fixed"
+
+
+def plan_assignments(
+    n_items: int,
+    raters: Sequence[int],
+    per_item: int,
+    *,
+    mode: str = MODE_BALANCED,
+    load: dict[int, int] | None = None,
+    pair_overlap: dict[tuple[int, int], int] | None = None,
+) -> list[tuple[int, ...]]:
+    """The raters of each item, in item order. Pure and deterministic.
+
+    fixed: the first `per_item` raters get every item. balanced: each item goes to the least
+    loaded raters; among equally loaded ones, those who have shared the fewest items with the
+    raters already chosen, so with more than N raters every pair overlaps about equally.
+    `load` and `pair_overlap` carry counts from earlier rounds.
+    """
+    raters = sorted(set(raters))
+    if per_item < 1:
+        raise ValueError("per_item must be at least 1")
+    if len(raters) < per_item:
+        raise ValueError(f"{per_item} raters per item needs at least {per_item} raters, got {len(raters)}")
+    if mode == MODE_FIXED:
+        return [tuple(raters[:per_item])] * n_items
+    load = Counter(load or {})
+    pairs = Counter(pair_overlap or {})
+    plan: list[tuple[int, ...]] = []
+    for _ in range(n_items):
+        chosen: list[int] = []
+        for _slot in range(per_item):
+            candidates = [rater for rater in raters if rater not in chosen]
+            best = min(
+                candidates,
+                key=lambda r: (load[r], sum(pairs[tuple(sorted((r, c)))] for c in chosen), r),
+            )
+            chosen.append(best)
+        for rater in chosen:
+            load[rater] += 1
+        for pair in combinations(sorted(chosen), 2):
+            pairs[pair] += 1
+        plan.append(tuple(sorted(chosen)))
+    return plan
+
+
+def _existing_counts(study: Study) -> tuple[dict[int, int], dict[tuple[int, int], int]]:
+    """Workload per rater and overlap per rater pair from earlier rounds (bounded: two aggregates)."""
+    load = dict(
+        Assignment.objects.filter(study_issue__study=study)
+        .values_list("rater_id")
+        .annotate(n=Count("id"))
+        .values_list("rater_id", "n")
+    )
+    pairs: Counter = Counter()
+    rows = (
+        Assignment.objects.filter(study_issue__study=study)
+        .values_list("study_issue_id", "rater_id")
+        .order_by("study_issue_id", "rater_id")
+    )
+    current, group = None, []
+    for study_issue_id, rater_id in rows.iterator(chunk_size=5000):
+        if study_issue_id != current:
+            pairs.update(combinations(group, 2))
+            current, group = study_issue_id, []
+        group.append(rater_id)
+    pairs.update(combinations(group, 2))
+    return load, dict(pairs)
+
+
+def study_rater_ids(study: Study) -> list[int]:
+    return list(
+        StudyMember.objects.filter(study=study, role=StudyMember.Role.RATER)
+        .order_by("user_id")
+        .values_list("user_id", flat=True)
+    )
+
+
+def assignments_create_for_round(
+    *, study: Study, study_round: StudyRound, study_issues: Sequence[StudyIssue]
+) -> list[Assignment]:
+    """Assign every issue of the round to `raters_per_issue` raters, with an empty annotation each."""
+    raters = study_rater_ids(study)
+    if len(raters) < study.raters_per_issue:
+        raise DomainError(
+            f"This study needs at least {study.raters_per_issue} raters to assign issues; it has {len(raters)}. "
+            "Add raters first."
+        )
+    load, pairs = _existing_counts(study) if study_round.number > 1 else ({}, {})
+    plan = plan_assignments(
+        len(study_issues), raters, study.raters_per_issue, mode=study.assignment_mode, load=load, pair_overlap=pairs
+    )
+    assignments = Assignment.objects.bulk_create(
+        [
+            Assignment(study_issue=study_issue, rater_id=rater_id)
+            for study_issue, chosen in zip(study_issues, plan, strict=True)
+            for rater_id in chosen
+        ],
+        batch_size=2000,
+    )
+    Annotation.objects.bulk_create([Annotation(assignment=a) for a in assignments], batch_size=2000)
+    return assignments
+
+
+@transaction.atomic
+def assignment_skip(*, assignment: Assignment, actor, reason: str) -> Assignment:
+    """The rater sets an issue aside, saying why; it leaves their queue of open work."""
+    reason = reason.strip()
+    if not reason:
+        raise DomainError("Say why you skip this issue, so the study owner can act on it.", field="reason")
+    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if locked.status == Assignment.Status.SUBMITTED:
+        raise ConflictError("This issue is already submitted; it cannot be skipped.")
+    locked.status = Assignment.Status.SKIPPED
+    locked.skip_reason = reason[:500]
+    locked.save(update_fields=["status", "skip_reason"])
+    annotation = locked.annotation
+    AnnotationHistory.objects.create(
+        annotation=annotation,
+        actor=actor,
+        action=AnnotationHistory.Action.SKIP,
+        version=annotation.version,
+        after={"skip_reason": locked.skip_reason},
+    )
+    return locked
+
+
+@transaction.atomic
+def assignment_unskip(*, assignment: Assignment, actor) -> Assignment:
+    """Back into the queue: drafted if the rater had started, else assigned."""
+    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if locked.status != Assignment.Status.SKIPPED:
+        return locked
+    locked.status = Assignment.Status.DRAFTED if locked.started_at else Assignment.Status.ASSIGNED
+    locked.skip_reason = ""
+    locked.save(update_fields=["status", "skip_reason"])
+    return locked

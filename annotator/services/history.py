@@ -1,0 +1,57 @@
+"""Append-only audit history of annotations and resolutions: a snapshot before and after each change."""
+
+from typing import Any
+
+from annotator.models import Annotation, AnnotationHistory, Resolution, ResolutionHistory
+
+
+def annotation_snapshot(annotation: Annotation, *, values: dict[str, list[int]] | None = None) -> dict[str, Any]:
+    """The labelled state of an annotation as plain JSON (category ids per dimension key)."""
+    if values is None:
+        values = {}
+        for dimension_key, category_id in annotation.values.order_by("dimension__key", "category_id").values_list(
+            "dimension__key", "category_id"
+        ):
+            values.setdefault(dimension_key, []).append(category_id)
+    return {
+        "values": {key: sorted(ids) for key, ids in sorted(values.items())},
+        "note": annotation.note,
+        "excluded": annotation.excluded,
+        "excluded_reason": annotation.excluded_reason,
+        "excluded_text": annotation.excluded_text,
+        "confidence": annotation.confidence,
+        "proposals": dict(sorted(annotation.proposals.items())),
+        "time_spent_seconds": annotation.time_spent_seconds,
+        "submitted_at": annotation.submitted_at.isoformat() if annotation.submitted_at else None,
+        "frozen": annotation.frozen,
+        "version": annotation.version,
+    }
+
+
+def annotation_history_record(
+    *, annotation: Annotation, actor, action: str, before: dict[str, Any], after: dict[str, Any]
+) -> AnnotationHistory:
+    return AnnotationHistory.objects.create(
+        annotation=annotation, actor=actor, action=action, version=annotation.version, before=before, after=after
+    )
+
+
+def resolution_snapshot(resolution: Resolution) -> dict[str, Any]:
+    return {
+        "values": resolution.values,
+        "excluded": resolution.excluded,
+        "method": resolution.method,
+        "disagreement_reason": resolution.disagreement_reason,
+        "note": resolution.note,
+        "decided_by": resolution.decided_by_id,
+        "decided_at": resolution.decided_at.isoformat() if resolution.decided_at else None,
+        "version": resolution.version,
+    }
+
+
+def resolution_history_record(
+    *, resolution: Resolution, actor, action: str, before: dict[str, Any], after: dict[str, Any]
+) -> ResolutionHistory:
+    return ResolutionHistory.objects.create(
+        resolution=resolution, actor=actor, action=action, version=resolution.version, before=before, after=after
+    )

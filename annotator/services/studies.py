@@ -1,0 +1,136 @@
+"""Setting up a study: its taxonomy version, dimensions, members and phase."""
+
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+
+from django.db import transaction
+from django.utils.text import slugify
+
+from annotator.models import Study, StudyMember
+from core.errors import DomainError, PermissionDeniedError
+from core.permissions import can_manage_imports
+from taxonomy.models import Dimension, TaxonomyVersion
+
+
+def _unique_slug(name: str) -> str:
+    base = slugify(name)[:180] or "study"
+    slug, n = base, 1
+    while Study.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
+def _check_members(*, raters: Sequence, raters_per_issue: int, assignment_mode: str) -> None:
+    if raters_per_issue < 1:
+        raise DomainError("Each issue needs at least one rater.", field="raters_per_issue")
+    if len(raters) < raters_per_issue:
+        raise DomainError(
+            f"{raters_per_issue} raters per issue needs at least {raters_per_issue} raters; {len(raters)} chosen.",
+            field="raters",
+        )
+    if assignment_mode == Study.AssignmentMode.FIXED and len(raters) != raters_per_issue:
+        raise DomainError(
+            f"With fixed raters every issue goes to the same {raters_per_issue} raters: choose exactly "
+            f"{raters_per_issue}, or use balanced assignment.",
+            field="raters",
+        )
+
+
+@transaction.atomic
+def study_create(
+    *,
+    name: str,
+    taxonomy_version: TaxonomyVersion,
+    created_by,
+    raters: Sequence,
+    dimensions: Iterable[Dimension] = (),
+    adjudicators: Sequence = (),
+    raters_per_issue: int = 2,
+    assignment_mode: str = Study.AssignmentMode.BALANCED,
+    blind: bool = True,
+    guidelines: str = "",
+    description: str = "",
+    pilot_size: int = 0,
+    agreement_threshold: Decimal | float = Decimal("0.8"),
+) -> Study:
+    """Create a study; the creator becomes its owner. Without dimensions, all of the version's are used."""
+    if not can_manage_imports(created_by):
+        raise PermissionDeniedError("Only study owners and staff can create studies.")
+    name = name.strip()
+    if not name:
+        raise DomainError("Give the study a name.", field="name")
+    if Study.objects.filter(name__iexact=name).exists():
+        raise DomainError(f"A study named '{name}' exists already; choose another name.", field="name")
+    dimensions = list(dimensions) or list(Dimension.objects.filter(version=taxonomy_version))
+    if not dimensions:
+        raise DomainError("This taxonomy version has no dimensions to label.", field="dimensions")
+    foreign = [d.name for d in dimensions if d.version_id != taxonomy_version.pk]
+    if foreign:
+        raise DomainError(f"Dimension(s) {', '.join(foreign)} belong to another taxonomy version.", field="dimensions")
+    raters = list(dict.fromkeys(raters))
+    _check_members(raters=raters, raters_per_issue=raters_per_issue, assignment_mode=assignment_mode)
+    threshold = Decimal(str(agreement_threshold))
+    if not Decimal(0) <= threshold <= Decimal(1):
+        raise DomainError("The agreement threshold is between 0 and 1.", field="agreement_threshold")
+    study = Study.objects.create(
+        name=name,
+        slug=_unique_slug(name),
+        description=description,
+        taxonomy_version=taxonomy_version,
+        raters_per_issue=raters_per_issue,
+        assignment_mode=assignment_mode,
+        blind=blind,
+        guidelines=guidelines,
+        pilot_size=pilot_size,
+        agreement_threshold=threshold,
+        created_by=created_by,
+    )
+    study.dimensions.set(dimensions)
+    members = [StudyMember(study=study, user=created_by, role=StudyMember.Role.OWNER)]
+    members += [StudyMember(study=study, user=user, role=StudyMember.Role.RATER) for user in raters]
+    members += [
+        StudyMember(study=study, user=user, role=StudyMember.Role.ADJUDICATOR) for user in dict.fromkeys(adjudicators)
+    ]
+    StudyMember.objects.bulk_create(members)
+    return study
+
+
+@transaction.atomic
+def study_update(
+    *,
+    study: Study,
+    actor,
+    guidelines: str | None = None,
+    phase: str | None = None,
+    description: str | None = None,
+) -> Study:
+    """Change what may change once labelling has started: guidelines, description, phase."""
+    from annotator.permissions import can_manage_study
+
+    if not can_manage_study(actor, study):
+        raise PermissionDeniedError("Only the study's owner can change it.")
+    locked = Study.objects.select_for_update().get(pk=study.pk)
+    if phase is not None:
+        if phase not in Study.Phase.values:
+            raise DomainError(f"Unknown phase '{phase}'.", field="phase")
+        locked.phase = phase
+    if guidelines is not None:
+        locked.guidelines = guidelines
+    if description is not None:
+        locked.description = description
+    locked.save()
+    return locked
+
+
+@transaction.atomic
+def study_member_add(*, study: Study, actor, user, role: str) -> StudyMember:
+    """Add a member; new raters take part in rounds drawn from now on."""
+    from annotator.permissions import can_manage_study
+
+    if not can_manage_study(actor, study):
+        raise PermissionDeniedError("Only the study's owner can add members.")
+    if role not in StudyMember.Role.values:
+        raise DomainError(f"Unknown role '{role}'.", field="role")
+    member, _ = StudyMember.objects.get_or_create(study=study, user=user, role=role)
+    return member

@@ -1,0 +1,122 @@
+"""The rater's pages: the queue, the labelling page (with a POST fallback that works without JS), skip."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import path, reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotator.forms.labelling import AnnotationForm, SkipForm
+from annotator.permissions import is_rater
+from annotator.selectors.labelling import (
+    assignment_get_for_rater,
+    assignment_next_for_rater,
+    labelling_page,
+    rater_queue,
+    study_dimensions,
+)
+from annotator.selectors.studies import study_get_for_user
+from annotator.services.annotations import annotation_save_draft, annotation_submit
+from annotator.services.assignments import assignment_skip, assignment_unskip
+from core.errors import DomainError
+
+
+def _rater_study(request: HttpRequest, pk: int):
+    study = study_get_for_user(user=request.user, pk=pk)
+    if not is_rater(request.user, study):
+        raise PermissionDenied("You are not a rater in this study.")
+    return study
+
+
+@login_required
+def study_queue(request: HttpRequest, pk: int) -> HttpResponse:
+    study = _rater_study(request, pk)
+    return render(
+        request, "annotator/labelling/queue.html", {"study": study, **rater_queue(rater=request.user, study=study)}
+    )
+
+
+@login_required
+def study_next(request: HttpRequest, pk: int) -> HttpResponse:
+    study = _rater_study(request, pk)
+    upcoming = assignment_next_for_rater(rater=request.user, study=study)
+    if upcoming is None:
+        messages.info(request, "Nothing left in your queue for this study. Thank you!")
+        return redirect("annotator:study_queue", pk=study.pk)
+    return redirect("annotator:label", pk=study.pk, assignment_pk=upcoming.pk)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def label(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
+    study = _rater_study(request, pk)
+    assignment = assignment_get_for_rater(rater=request.user, study=study, pk=assignment_pk)
+    error = None
+    if request.method == "POST":
+        form = AnnotationForm(request.POST, dimensions=study_dimensions(study=study))
+        if form.is_valid():
+            service = annotation_submit if form.cleaned_data["action"] == AnnotationForm.ACTION_SUBMIT else None
+            service = service or annotation_save_draft
+            try:
+                service(
+                    annotation=assignment.annotation,
+                    actor=request.user,
+                    data=form.to_input(),
+                    expected_version=form.cleaned_data["version"],
+                    elapsed_seconds=form.cleaned_data["elapsed_seconds"] or 0,
+                )
+            except DomainError as exc:
+                error = exc.message
+            else:
+                if service is annotation_submit:
+                    messages.success(request, "Submitted.")
+                    return redirect("annotator:study_next", pk=study.pk)
+                messages.success(request, "Draft saved.")
+                return redirect("annotator:label", pk=study.pk, assignment_pk=assignment.pk)
+        else:
+            error = "The form could not be read; reload the page and try again."
+    context = labelling_page(assignment=assignment)
+    context.update(
+        {
+            "error": error,
+            "skip_form": SkipForm(),
+            "api_urls": {
+                "draft": reverse("api:annotation_draft", args=[context["annotation"].pk]),
+                "submit": reverse("api:annotation_submit", args=[context["annotation"].pk]),
+            },
+        }
+    )
+    return render(
+        request, "annotator/labelling/label.html", context, status=409 if error and "another tab" in error else 200
+    )
+
+
+@login_required
+@require_POST
+def label_skip(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
+    study = _rater_study(request, pk)
+    assignment = assignment_get_for_rater(rater=request.user, study=study, pk=assignment_pk)
+    if request.POST.get("undo"):
+        assignment_unskip(assignment=assignment, actor=request.user)
+        messages.success(request, "Back in your queue.")
+        return redirect("annotator:label", pk=study.pk, assignment_pk=assignment.pk)
+    form = SkipForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise DomainError("Say why you skip this issue, so the study owner can act on it.")
+        assignment_skip(assignment=assignment, actor=request.user, reason=form.cleaned_data["reason"])
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        return redirect("annotator:label", pk=study.pk, assignment_pk=assignment.pk)
+    messages.success(request, "Skipped; the study owner sees your reason.")
+    return redirect("annotator:study_next", pk=study.pk)
+
+
+urlpatterns = [
+    path("studies/<int:pk>/queue/", study_queue, name="study_queue"),
+    path("studies/<int:pk>/next/", study_next, name="study_next"),
+    path("studies/<int:pk>/label/<int:assignment_pk>/", label, name="label"),
+    path("studies/<int:pk>/label/<int:assignment_pk>/skip/", label_skip, name="label_skip"),
+]

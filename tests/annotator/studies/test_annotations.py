@@ -1,0 +1,195 @@
+import pytest
+
+from annotator.models import AnnotationHistory, AnnotationValue, Assignment
+from annotator.services.annotations import (
+    CONFLICT_MESSAGE,
+    AnnotationInput,
+    annotation_reopen,
+    annotation_save_draft,
+    annotation_submit,
+)
+from core.errors import ConflictError, DomainError, PermissionDeniedError
+from tests.annotator.studies.conftest import complete_input
+from tests.annotator.studies.factories import StudyCategoryFactory, make_taxonomy
+
+
+def _values(annotation):
+    return sorted(AnnotationValue.objects.filter(annotation=annotation).values_list("category_id", flat=True))
+
+
+def test_a_draft_is_saved_versioned_and_recorded(world, users):
+    annotation = world.a.annotation
+    data = AnnotationInput(values={"symptom": [world.cats["symptom"][0].pk]}, note="looks like NCCL")
+    saved = annotation_save_draft(
+        annotation=annotation, actor=users["rater_a"], data=data, expected_version=1, elapsed_seconds=30
+    )
+    assert (saved.version, saved.note, saved.time_spent_seconds) == (2, "looks like NCCL", 30)
+    assert _values(annotation) == [world.cats["symptom"][0].pk]
+    world.a.refresh_from_db()
+    assert world.a.status == Assignment.Status.DRAFTED and world.a.started_at is not None
+    entry = AnnotationHistory.objects.get(annotation=annotation)
+    assert entry.action == "draft" and entry.before["values"] == {}
+    assert entry.after["values"] == {"symptom": [world.cats["symptom"][0].pk]}
+
+
+def test_a_stale_version_is_a_conflict_and_changes_nothing(world, users):
+    annotation = world.a.annotation
+    annotation_save_draft(
+        annotation=annotation, actor=users["rater_a"], data=AnnotationInput(note="tab 1"), expected_version=1
+    )
+    with pytest.raises(ConflictError) as excinfo:
+        annotation_save_draft(
+            annotation=annotation, actor=users["rater_a"], data=AnnotationInput(note="tab 2"), expected_version=1
+        )
+    assert excinfo.value.message == CONFLICT_MESSAGE
+    annotation.refresh_from_db()
+    assert (annotation.note, annotation.version) == ("tab 1", 2)
+
+
+def test_time_spent_adds_up_and_an_unbelievable_gap_is_capped(world, users):
+    annotation = world.a.annotation
+    annotation_save_draft(
+        annotation=annotation, actor=users["rater_a"], data=AnnotationInput(), expected_version=1, elapsed_seconds=40
+    )
+    annotation_save_draft(
+        annotation=annotation, actor=users["rater_a"], data=AnnotationInput(), expected_version=2, elapsed_seconds=10**7
+    )
+    annotation.refresh_from_db()
+    assert annotation.time_spent_seconds == 40 + 3600
+
+
+def test_submit_requires_every_required_dimension(world, users):
+    data = AnnotationInput(values={"symptom": [world.cats["symptom"][0].pk]})
+    with pytest.raises(DomainError, match="Root Cause"):
+        annotation_submit(annotation=world.a.annotation, actor=users["rater_a"], data=data, expected_version=1)
+    world.a.annotation.refresh_from_db()
+    assert world.a.annotation.submitted_at is None and world.a.annotation.version == 1
+
+
+def test_an_excluded_issue_may_leave_required_dimensions_empty(world, users):
+    data = AnnotationInput(excluded=True, excluded_reason="not_a_bug", excluded_text="feature request")
+    result = annotation_submit(annotation=world.a.annotation, actor=users["rater_a"], data=data, expected_version=1)
+    assert result.submitted_at is not None and result.excluded
+
+
+def test_exclusion_needs_a_reason(world, users):
+    with pytest.raises(DomainError, match="not a bug, or out of scope"):
+        annotation_submit(
+            annotation=world.a.annotation,
+            actor=users["rater_a"],
+            data=AnnotationInput(excluded=True),
+            expected_version=1,
+        )
+
+
+def test_a_proposal_stands_in_for_a_required_dimension(world, users):
+    data = AnnotationInput(
+        values={"symptom": [world.cats["symptom"][0].pk]}, proposals={"root_cause": "ZeRO-3 partition mismatch"}
+    )
+    result = annotation_submit(annotation=world.a.annotation, actor=users["rater_a"], data=data, expected_version=1)
+    assert result.proposals == {"root_cause": "ZeRO-3 partition mismatch"}
+
+
+def test_a_category_of_another_dimension_is_refused(world, users):
+    data = AnnotationInput(values={"symptom": [world.cats["root_cause"][0].pk]})
+    with pytest.raises(DomainError, match="not a category of 'Symptom'"):
+        annotation_save_draft(annotation=world.a.annotation, actor=users["rater_a"], data=data, expected_version=1)
+
+
+def test_a_category_of_another_taxonomy_version_is_refused(world, users):
+    other = make_taxonomy()
+    data = AnnotationInput(values={"symptom": [other["cats"]["symptom"][0].pk]})
+    with pytest.raises(DomainError, match="this study's taxonomy version"):
+        annotation_save_draft(annotation=world.a.annotation, actor=users["rater_a"], data=data, expected_version=1)
+    assert not AnnotationValue.objects.exists()
+
+
+def test_a_group_or_deprecated_category_is_refused(world, users):
+    deprecated = StudyCategoryFactory(dimension=world.dims["symptom"], deprecated=True)
+    for category in (world.taxonomy["groups"]["symptom"], deprecated):
+        with pytest.raises(DomainError, match="choose a category under it"):
+            annotation_save_draft(
+                annotation=world.a.annotation,
+                actor=users["rater_a"],
+                data=AnnotationInput(values={"symptom": [category.pk]}),
+                expected_version=1,
+            )
+
+
+def test_single_valued_dimensions_take_one_category_and_multi_valued_several(world, users):
+    two = [c.pk for c in world.cats["symptom"][:2]]
+    with pytest.raises(DomainError, match="takes a single category"):
+        annotation_save_draft(
+            annotation=world.a.annotation,
+            actor=users["rater_a"],
+            data=AnnotationInput(values={"symptom": two}),
+            expected_version=1,
+        )
+    stages = [c.pk for c in world.cats["stage"][:2]]
+    annotation_save_draft(
+        annotation=world.a.annotation,
+        actor=users["rater_a"],
+        data=AnnotationInput(values={"stage": stages}),
+        expected_version=1,
+    )
+    assert _values(world.a.annotation) == sorted(stages)
+
+
+def test_an_unknown_dimension_is_refused(world, users):
+    with pytest.raises(DomainError, match="does not label"):
+        annotation_save_draft(
+            annotation=world.a.annotation,
+            actor=users["rater_a"],
+            data=AnnotationInput(values={"fix_pattern": [1]}),
+            expected_version=1,
+        )
+
+
+def test_another_rater_cannot_write_my_annotation(world, users):
+    with pytest.raises(PermissionDeniedError):
+        annotation_save_draft(
+            annotation=world.a.annotation, actor=users["rater_b"], data=AnnotationInput(note="x"), expected_version=1
+        )
+    world.a.annotation.refresh_from_db()
+    assert world.a.annotation.note == ""
+
+
+def test_revise_until_the_other_rater_submits_then_frozen(world, users):
+    a, b = world.a.annotation, world.b.annotation
+    first = annotation_submit(annotation=a, actor=users["rater_a"], data=complete_input(world), expected_version=1)
+    assert not first.frozen
+    revised = annotation_submit(
+        annotation=a, actor=users["rater_a"], data=complete_input(world, note="on reflection"), expected_version=2
+    )
+    assert revised.note == "on reflection" and not revised.frozen
+    annotation_submit(annotation=b, actor=users["rater_b"], data=complete_input(world), expected_version=1)
+    a.refresh_from_db()
+    b.refresh_from_db()
+    assert a.frozen and b.frozen
+    with pytest.raises(ConflictError, match="frozen"):
+        annotation_submit(annotation=a, actor=users["rater_a"], data=complete_input(world), expected_version=a.version)
+    actions = list(AnnotationHistory.objects.filter(annotation=a).order_by("id").values_list("action", flat=True))
+    assert actions == ["submit", "revise", "freeze"]
+    assert AnnotationHistory.objects.filter(annotation=a, action="revise").get().before["note"] == ""
+
+
+def test_a_draft_after_submitting_is_refused(world, users):
+    annotation_submit(
+        annotation=world.a.annotation, actor=users["rater_a"], data=complete_input(world), expected_version=1
+    )
+    with pytest.raises(ConflictError, match="submit again"):
+        annotation_save_draft(
+            annotation=world.a.annotation, actor=users["rater_a"], data=AnnotationInput(), expected_version=2
+        )
+
+
+def test_the_owner_can_reopen_a_frozen_annotation_and_a_rater_cannot(world, users):
+    a, b = world.a.annotation, world.b.annotation
+    annotation_submit(annotation=a, actor=users["rater_a"], data=complete_input(world), expected_version=1)
+    annotation_submit(annotation=b, actor=users["rater_b"], data=complete_input(world), expected_version=1)
+    a.refresh_from_db()
+    with pytest.raises(PermissionDeniedError):
+        annotation_reopen(annotation=a, actor=users["rater_a"])
+    reopened = annotation_reopen(annotation=a, actor=users["owner"], reason="typo")
+    assert not reopened.frozen and reopened.submitted_at is None
+    assert AnnotationHistory.objects.filter(annotation=a, action="reopen").get().after["reason"] == "typo"

@@ -1,0 +1,63 @@
+"""The rater's pages and endpoints cost the same number of queries whatever the study's size."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from annotator.services.annotations import annotation_submit
+from tests.annotator.studies.conftest import build_world, complete_input
+
+
+def _count(client, url) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200, url
+    return len(queries)
+
+
+def _measure(users, n_issues: int) -> dict[str, int]:
+    from annotator.models import Study
+
+    Study.objects.all().update(name="old")  # keep the study name free for the next world
+    world = build_world(users, n_issues=n_issues, comments=3)
+    # Some history: a few submitted issues make the queue's lists non-empty.
+    for assignment in world.assignments["rater_a"][:3]:
+        annotation_submit(
+            annotation=assignment.annotation, actor=users["rater_a"], data=complete_input(world), expected_version=1
+        )
+    from django.test import Client
+
+    page = Client()
+    page.force_login(users["rater_a"])
+    api = APIClient()
+    api.force_authenticate(users["rater_a"])
+    open_assignment = world.assignments["rater_a"][3]
+    owner = Client()
+    owner.force_login(users["owner"])
+    return {
+        "labelling page": _count(page, f"/studies/{world.study.pk}/label/{open_assignment.pk}/"),
+        "queue": _count(page, f"/studies/{world.study.pk}/queue/"),
+        "next api": _count(api, f"/api/v1/studies/{world.study.pk}/assignments/next/"),
+        "mine api": _count(api, f"/api/v1/studies/{world.study.pk}/assignments/mine/"),
+        "annotation api": _count(api, f"/api/v1/annotations/{open_assignment.annotation.pk}/"),
+        "owner dashboard": _count(owner, f"/studies/{world.study.pk}/"),
+    }
+
+
+@pytest.mark.django_db
+def test_query_counts_do_not_grow_with_the_study(users):
+    from annotator.models import Annotation, AnnotationHistory, AnnotationValue, Assignment, StudyIssue, StudyRound
+
+    small = _measure(users, 5)
+    # Clear the first study's rows so the second measure starts from the same shape.
+    AnnotationHistory.objects.all().delete()
+    AnnotationValue.objects.all().delete()
+    Annotation.objects.all().delete()
+    Assignment.objects.all().delete()
+    StudyIssue.objects.all().delete()
+    StudyRound.objects.all().delete()
+    large = _measure(users, 50)
+    assert small == large, (small, large)
+    assert small["labelling page"] <= 16, small
+    assert small["next api"] <= 8, small
