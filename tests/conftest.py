@@ -5,8 +5,6 @@ import os
 import pytest
 from django.db import connection
 
-from tests.factories import UserFactory
-
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     # CI sets REQUIRE_POSTGRES: a suite that quietly fell back to SQLite would prove nothing there.
@@ -19,6 +17,8 @@ ROLES = ("owner", "rater_a", "rater_b", "adjudicator", "staff")
 
 @pytest.fixture
 def users(db) -> dict:
+    from tests.factories import UserFactory  # here, not at the top: pure test folders run without Django
+
     return {
         "owner": UserFactory(username="owner"),
         "rater_a": UserFactory(username="rater_a"),
