@@ -159,9 +159,26 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE: dict = {}
 
+# Periodic GitHub sync of every known repository (run `celery beat`): seconds ("3600") or a
+# crontab ("0 3 * * *"); empty = off.
+GITHUB_SYNC_SCHEDULE = os.environ.get("GITHUB_SYNC_SCHEDULE", "")
+if GITHUB_SYNC_SCHEDULE:
+    from celery.schedules import crontab
+
+    CELERY_BEAT_SCHEDULE["github-sync-all"] = {
+        "task": "annotator.github_sync_all",
+        "schedule": float(GITHUB_SYNC_SCHEDULE)
+        if GITHUB_SYNC_SCHEDULE.replace(".", "", 1).isdigit()
+        else crontab.from_string(GITHUB_SYNC_SCHEDULE),
+    }
+# A rate-limit wait longer than this re-schedules a Celery job instead of sleeping in the worker.
+GITHUB_INLINE_WAIT_SECONDS = int(os.environ.get("GITHUB_INLINE_WAIT_SECONDS", "60"))
+
 # GitHub (or GitHub Enterprise) REST API.
 GITHUB_API_URL = os.environ.get("GITHUB_API_URL", "https://api.github.com").rstrip("/")
 GITHUB_TOKEN = os.environ.get("GITHUB_TOKEN", "")
+# Where the issues' web pages live (their URLs name this host): set it for GitHub Enterprise.
+GITHUB_WEB_HOST = os.environ.get("GITHUB_WEB_HOST", "github.com").lower()
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -193,6 +210,16 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Choice sets that share a field name get names of their own (the schema must build without warnings).
+    "ENUM_NAME_OVERRIDES": {
+        "IssueKindEnum": "annotator.models.issues.Issue.Kind",
+        "IssueLinkKindEnum": "annotator.models.issues.IssueLink.Kind",
+        "ImportJobKindEnum": "annotator.models.imports.ImportJob.Kind",
+        "ImportJobStatusEnum": "annotator.models.imports.ImportJob.Status",
+        "AssignmentStatusEnum": "annotator.models.studies.Assignment.Status",
+        "ResolutionStatusEnum": "annotator.models.studies.Resolution.Status",
+        "ResolutionReasonEnum": "annotator.models.studies.Resolution.Reason",
+    },
 }
 
 # Security. Behind TLS in production; each can be relaxed through the environment.

@@ -19,7 +19,7 @@ from core.errors import DomainError, NotFoundError, PermissionDeniedError
 from core.permissions import can_manage_imports
 
 # Template names of further import forms shown on the Imports page (e.g. a GitHub import form).
-EXTRA_FORMS: list[str] = []
+EXTRA_FORMS: list[str] = ["annotator/github/_link.html"]
 
 
 class FileImportForm(forms.Form):

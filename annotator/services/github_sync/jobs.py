@@ -1,0 +1,381 @@
+"""GitHub import jobs: start one, and run (or resume) it phase by phase, page by page.
+
+A job walks three listings in order — issues, comments, timelines (fix links, optional) —
+and after every page it commits the data together with its cursor (phase, next page URL,
+high-water mark), so a crash or a restart continues where it stopped without duplicates.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from datetime import datetime
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from annotator.importers.github import (
+    GitHubClient,
+    GitHubError,
+    Page,
+    RateLimitedError,
+    comment_record_from_json,
+    format_datetime,
+    is_pull_request,
+    issue_record_from_json,
+    links_from_timeline,
+    parse_datetime,
+)
+from annotator.importers.records import RepositoryRef
+from annotator.models import ImportJob, Issue, Repository, RepositoryAlias
+from core.errors import ConflictError, DomainError
+
+from .store import comments_upsert, links_upsert, repository_rename
+
+PER_PAGE = 100
+STATES = ("open", "closed", "all")
+_REPO_NAME = re.compile(r"^(?:https?://[^/]+/)?(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?$")
+_REPOS_PATH = re.compile(r"^/(?:api/v3/)?repos/(?P<owner>[^/]+)/(?P<name>[^/]+)(?:/|$)")
+_REPOSITORIES_PATH = re.compile(r"^/(?:api/v3/)?repositories/(?P<id>\d+)(?:/|$)")
+
+Progress = Callable[[ImportJob, GitHubClient], None]
+
+
+def github_client_build(*, max_rate_limit_wait: float | None = None, **overrides) -> GitHubClient:
+    """A client for settings.GITHUB_API_URL with settings.GITHUB_TOKEN (none: the lower anonymous limits)."""
+    return GitHubClient(
+        base_url=settings.GITHUB_API_URL,
+        token=settings.GITHUB_TOKEN,
+        max_rate_limit_wait=max_rate_limit_wait,
+        **overrides,
+    )
+
+
+def parse_repository_name(value: str) -> tuple[str, str]:
+    """ "owner/name" or a repository's web address -> (owner, name)."""
+    match = _REPO_NAME.match((value or "").strip())
+    if not match:
+        raise DomainError(
+            f"'{value}' is not a repository name: write it as owner/name, e.g. deepspeedai/DeepSpeed.",
+            field="repository",
+        )
+    return match["owner"], match["name"]
+
+
+def github_web_host() -> str:
+    """The web host issues live on: github.com, or a GitHub Enterprise server's (GITHUB_WEB_HOST)."""
+    from django.conf import settings
+
+    return settings.GITHUB_WEB_HOST
+
+
+def _repository_for(owner: str, name: str) -> Repository:
+    host = github_web_host()
+    repository = Repository.objects.filter(host__iexact=host, owner__iexact=owner, name__iexact=name).first()
+    if repository is None:
+        alias = RepositoryAlias.objects.filter(
+            host__iexact=host, owner__iexact=owner, name__iexact=name
+        ).select_related("repository")
+        repository = alias[0].repository if alias else None
+    return repository or Repository.objects.create(host=host, owner=owner, name=name)
+
+
+@transaction.atomic
+def github_import_start(
+    *,
+    repository: str,
+    user=None,
+    state: str = "all",
+    since: datetime | None = None,
+    limit: int | None = None,
+    include_pulls: bool = False,
+    fix_links: bool = False,
+    full: bool = False,
+    enqueue: bool = True,
+) -> ImportJob:
+    """Create a GitHub import job; with enqueue, a Celery worker runs it once this transaction commits."""
+    owner, name = parse_repository_name(repository)
+    if state not in STATES:
+        raise DomainError(f"State must be one of {', '.join(STATES)}, not '{state}'.", field="state")
+    if limit is not None and limit < 1:
+        raise DomainError("The limit must be a positive number of issues (or empty for all).", field="limit")
+    repo = _repository_for(owner, name)
+    Repository.objects.select_for_update().get(pk=repo.pk)  # one start at a time per repository
+    running = ImportJob.objects.filter(
+        kind=ImportJob.Kind.GITHUB,
+        parameters__repository_id=repo.pk,
+        status__in=[ImportJob.Status.PENDING, ImportJob.Status.RUNNING, ImportJob.Status.WAITING],
+    ).first()
+    if running is not None:
+        raise ConflictError(
+            f"An import of {repo.full_name} is already under way (job #{running.pk}); wait for it to finish."
+        )
+    job = ImportJob.objects.create(
+        kind=ImportJob.Kind.GITHUB,
+        created_by=user,
+        parameters={
+            "repository_id": repo.pk,
+            "repository": repo.full_name,
+            "state": state,
+            "since": format_datetime(since) if since else None,
+            "limit": limit,
+            "include_pulls": include_pulls,
+            "fix_links": fix_links,
+            "full": full,
+        },
+        cursor={"phase": "issues"},
+    )
+    if enqueue:
+        from annotator.tasks.github_imports import github_import_run
+
+        transaction.on_commit(lambda: github_import_run.delay(job.pk))
+    return job
+
+
+def github_import_continue(
+    *, job: ImportJob, client: GitHubClient | None = None, progress: Progress | None = None
+) -> ImportJob:
+    """Run a job from its cursor to the end. Idempotent: a finished job is left alone.
+
+    Raises RateLimitedError (job left "waiting" with resume_at) when the client may not wait
+    that long; GitHub refusals mark the job failed with the reason.
+    """
+    job.refresh_from_db()
+    if job.status == ImportJob.Status.DONE:
+        return job
+    client = client or github_client_build()
+    runner = _JobRunner(job=job, client=client, progress=progress)
+    job.status, job.error, job.resume_at = ImportJob.Status.RUNNING, "", None
+    job.started_at = job.started_at or timezone.now()
+    job.save(update_fields=["status", "error", "resume_at", "started_at", "updated_at"])
+    try:
+        runner.run()
+    except RateLimitedError as exc:
+        job.status = ImportJob.Status.WAITING
+        job.resume_at = datetime.fromtimestamp(exc.reset_at, tz=timezone.get_current_timezone())
+        runner.save(fields=["status", "resume_at"])
+        raise
+    except (GitHubError, DomainError) as exc:
+        _fail(job, runner, exc.message)
+        raise
+    except Exception as exc:
+        _fail(job, runner, f"Interrupted ({type(exc).__name__}: {exc}); start the job again to resume.")
+        raise
+    return job
+
+
+def _fail(job: ImportJob, runner: _JobRunner, message: str) -> None:
+    job.status, job.error, job.finished_at = ImportJob.Status.FAILED, message, timezone.now()
+    runner.save(fields=["status", "error", "finished_at"])
+
+
+class _JobRunner:
+    def __init__(self, *, job: ImportJob, client: GitHubClient, progress: Progress | None):
+        self.job = job
+        self.client = client
+        self.progress = progress
+        self.params = job.parameters
+        self.cursor = job.cursor or {"phase": "issues"}
+        self.counts = defaultdict(int, job.counts or {})
+        self.repository = Repository.objects.get(pk=self.params["repository_id"])
+        self._client_seen = {"requests_made": 0, "not_modified": 0, "retries": 0, "rate_limit_waits": 0}
+
+    # -- bookkeeping ------------------------------------------------------------------------
+
+    @property
+    def ref(self) -> RepositoryRef:
+        return RepositoryRef(owner=self.repository.owner, name=self.repository.name, host=self.repository.host)
+
+    def _absorb_client_counts(self) -> None:
+        for attr, count_name in (
+            ("requests_made", "requests"),
+            ("not_modified", "not_modified"),
+            ("retries", "retries"),
+            ("rate_limit_waits", "rate_limit_waits"),
+        ):
+            now = getattr(self.client, attr)
+            self.counts[count_name] += now - self._client_seen[attr]
+            self._client_seen[attr] = now
+        if self.client.rate_remaining is not None:
+            self.counts["rate_limit_remaining"] = self.client.rate_remaining
+
+    def save(self, fields: list[str] | None = None) -> None:
+        self._absorb_client_counts()
+        self.job.cursor, self.job.counts = dict(self.cursor), dict(self.counts)
+        self.job.save(
+            update_fields=[*(fields or []), "cursor", "counts", "progress_done", "progress_total", "updated_at"]
+        )
+
+    def committed(self) -> None:
+        """After each committed page: let the caller show progress (or, in tests, crash)."""
+        if self.progress:
+            self.progress(self.job, self.client)
+
+    # -- phases -----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        if self.cursor.get("phase") == "issues":
+            self._listing("issues", self._issues_key(), f"/repos/{self.ref.full_name}/issues", self._issues_page)
+            self.cursor.update(phase="comments", url=None, page=0)
+        if self.cursor.get("phase") == "comments":
+            self._listing("comments", "comments", f"/repos/{self.ref.full_name}/issues/comments", self._comments_page)
+            self.cursor.update(phase="timelines" if self.params.get("fix_links") else "done", url=None, page=0)
+        if self.cursor.get("phase") == "timelines":
+            self._timelines()
+            self.cursor["phase"] = "done"
+        with transaction.atomic():
+            self.repository.last_synced_at = timezone.now()
+            self.repository.save(update_fields=["last_synced_at", "updated_at"])
+            self.job.status, self.job.finished_at = ImportJob.Status.DONE, timezone.now()
+            self.save(fields=["status", "finished_at"])
+
+    def _issues_key(self) -> str:
+        pulls = "with-pulls" if self.params.get("include_pulls") else "issues-only"
+        return f"issues:{self.params.get('state', 'all')}:{pulls}"
+
+    def _since(self, key: str) -> str | None:
+        if self.params.get("since"):
+            return self.params["since"]
+        if self.params.get("full"):
+            return None
+        return (self.repository.sync_state.get(key) or {}).get("since")
+
+    def _listing(self, phase: str, key: str, path: str, handle: Callable[[Page], bool]) -> None:
+        """Walk one listing from the cursor to its end, committing each page with the cursor."""
+        if not self.cursor.get("url"):
+            since = self._since(key)
+            first_url = self.client.url(
+                path,
+                state=self.params.get("state", "all") if phase == "issues" else None,
+                since=since,
+                per_page=PER_PAGE,
+                sort="updated",
+                direction="asc",
+            )
+            self.cursor.update(url=first_url, first_url=first_url, page=0, high_water=since, window_since=since)
+        while url := self.cursor.get("url"):
+            first = self.cursor.get("page", 0) == 0
+            stored = self.repository.sync_state.get(key) or {}
+            conditional = first and stored.get("url") == url
+            page = self.client.get_page(
+                url,
+                etag=stored.get("etag", "") if conditional else "",
+                last_modified=stored.get("last_modified", "") if conditional else "",
+            )
+            if page.redirected:
+                self._follow_rename(page)
+            with transaction.atomic():
+                stop = page.not_modified or handle(page)
+                self.counts["pages"] += 1
+                self.cursor["page"] = self.cursor.get("page", 0) + 1
+                self.cursor["url"] = None if stop else page.next_url
+                if not self.cursor["url"]:
+                    self._remember_listing(key, page, complete=first and not stop and not page.next_url)
+                self.save()
+            self.committed()
+
+    def _remember_listing(self, key: str, page: Page, *, complete: bool) -> None:
+        """Where the next sync starts (high-water mark) and, for a one-page answer, its ETag."""
+        state = dict(self.repository.sync_state)
+        previous = state.get(key) or {}
+        entry = {"since": self.cursor.get("high_water") or previous.get("since")}
+        if page.not_modified:
+            entry.update({k: previous.get(k, "") for k in ("url", "etag", "last_modified")})
+        elif complete and entry["since"] == self.cursor.get("window_since"):
+            # Only a complete one-page answer to the very query the next sync will send is safe to
+            # reuse: a 304 on it then means nothing changed at all.
+            entry.update(url=self.cursor.get("first_url"), etag=page.etag, last_modified=page.last_modified)
+        state[key] = entry
+        self.repository.sync_state = state
+        self.repository.save(update_fields=["sync_state", "updated_at"])
+
+    def _advance_high_water(self, updated_at: str | None) -> None:
+        if updated_at and (not self.cursor.get("high_water") or updated_at > self.cursor["high_water"]):
+            self.cursor["high_water"] = updated_at
+
+    def _issues_page(self, page: Page) -> bool:
+        """Store one page of issues; True when --limit is reached."""
+        from annotator.services.issues import issues_upsert
+
+        limit = self.params.get("limit")
+        records, reached = [], False
+        for item in page.data or []:
+            if limit and self.cursor.get("taken", 0) >= limit:
+                reached = True
+                break
+            self._advance_high_water(item.get("updated_at"))
+            if is_pull_request(item) and not self.params.get("include_pulls"):
+                self.counts["pulls_skipped"] += 1
+                continue
+            records.append(issue_record_from_json(item, repository=self.ref))
+            self.cursor["taken"] = self.cursor.get("taken", 0) + 1
+            self.cursor["window_until"] = item.get("updated_at")
+        if records:
+            result = issues_upsert(records=records)
+            for name in ("created", "updated", "unchanged"):
+                self.counts[name] += getattr(result, name, 0) or 0
+            self.counts["pulls"] += sum(1 for record in records if record.kind == "pull")
+        self.job.progress_done += len(records)
+        if self.cursor.get("page", 0) == 0 and "last" in page.links:
+            last = int(dict(p.split("=", 1) for p in urlsplit(page.links["last"]).query.split("&")).get("page", 1))
+            self.job.progress_total = min(last * PER_PAGE, limit) if limit else last * PER_PAGE
+        reached = reached or bool(limit and self.cursor.get("taken", 0) >= limit)
+        return reached
+
+    def _comments_page(self, page: Page) -> bool:
+        by_number: dict[int, list] = defaultdict(list)
+        for item in page.data or []:
+            self._advance_high_water(item.get("updated_at"))
+            number, record = comment_record_from_json(item)
+            if number is None:
+                self.counts["comments_skipped"] += 1
+                continue
+            by_number[number].append(record)
+        result = comments_upsert(repository=self.repository, comments_by_issue_number=by_number)
+        self.counts["comments_created"] += result.created
+        self.counts["comments_updated"] += result.updated
+        self.counts["comments_unchanged"] += result.unchanged
+        self.counts["comments_skipped"] += result.skipped
+        return False
+
+    def _timelines(self) -> None:
+        """One timeline per closed issue in this job's window (costs a request each)."""
+        issues = Issue.objects.filter(repository=self.repository, kind=Issue.Kind.ISSUE, state=Issue.State.CLOSED)
+        if since := parse_datetime(self.cursor.get("window_since")):
+            issues = issues.filter(updated__gte=since)
+        if self.params.get("limit") and (until := parse_datetime(self.cursor.get("window_until"))):
+            issues = issues.filter(updated__lte=until)
+        after = self.cursor.get("timeline_after", 0)
+        html_base = f"https://{self.repository.host}"
+        for issue in issues.filter(number__gt=after).order_by("number").iterator(chunk_size=500):
+            events, url = (
+                [],
+                self.client.url(f"/repos/{self.ref.full_name}/issues/{issue.number}/timeline", per_page=PER_PAGE),
+            )
+            while url:
+                page = self.client.get_page(url)
+                events.extend(page.data or [])
+                url = page.next_url
+            with transaction.atomic():
+                links = links_from_timeline(events, repository=self.ref, html_base=html_base)
+                self.counts["links"] += links_upsert(issue=issue, links=links)
+                self.counts["timelines"] += 1
+                self.cursor["timeline_after"] = issue.number
+                self.save()
+            self.committed()
+
+    def _follow_rename(self, page: Page) -> None:
+        path = urlsplit(page.final_url).path
+        if match := _REPOS_PATH.match(path):
+            owner, name = match["owner"], match["name"]
+        elif match := _REPOSITORIES_PATH.match(path):
+            owner, name = self.client.get_json(f"/repositories/{match['id']}")["full_name"].split("/", 1)
+        else:
+            return
+        self.repository = repository_rename(repository=self.repository, owner=owner, name=name)
+        self.params["repository"] = self.repository.full_name
+        self.job.parameters = self.params
+        self.job.save(update_fields=["parameters", "updated_at"])
