@@ -1,0 +1,81 @@
+"""The few taxonomy edits an import needs: a draft copy of a version, a new taxonomy, a new category.
+
+The taxonomy services have no edit operations yet, so these minimal ones live here. They only ever
+touch draft versions (checked with ``version_ensure_draft``); a published version never changes.
+"""
+
+from django.utils.text import slugify
+
+from taxonomy.models import Category, Dimension, Taxonomy, TaxonomyVersion
+from taxonomy.services import version_ensure_draft
+
+
+def version_draft_copy(*, version: TaxonomyVersion, changelog: str) -> TaxonomyVersion:
+    """A new draft version with the same dimensions and categories; categories keep their lineage ids."""
+    taxonomy = Taxonomy.objects.select_for_update().get(pk=version.taxonomy_id)
+    latest = taxonomy.versions.order_by("-number").first()
+    draft = TaxonomyVersion.objects.create(
+        taxonomy=taxonomy,
+        number=latest.number + 1,
+        status=TaxonomyVersion.Status.DRAFT,
+        changelog=changelog,
+        based_on=version,
+    )
+    for dimension in version.dimensions.all():
+        old_pk = dimension.pk
+        dimension.pk = None
+        dimension.version = draft
+        dimension.save()
+        _copy_categories(old_dimension_id=old_pk, new_dimension=dimension)
+    return draft
+
+
+def _copy_categories(*, old_dimension_id: int, new_dimension: Dimension) -> None:
+    """Copy a category tree level by level (parents before children), one bulk insert per level."""
+    categories = list(Category.objects.filter(dimension_id=old_dimension_id).order_by("pk"))
+    new_pk: dict[int | None, int | None] = {None: None}
+    level = [c for c in categories if c.parent_id is None]
+    while level:
+        old_pks = [c.pk for c in level]
+        for category in level:
+            category.pk = None
+            category.dimension = new_dimension
+            category.parent_id = new_pk[category.parent_id]
+        created = Category.objects.bulk_create(level)
+        if any(c.pk is None for c in created):  # backends that cannot return ids
+            by_code = dict(Category.objects.filter(dimension=new_dimension).values_list("code", "pk"))
+            for category in created:
+                category.pk = by_code[category.code]
+        new_pk.update(zip(old_pks, [c.pk for c in created], strict=True))
+        done = set(old_pks)
+        level = [c for c in categories if c.parent_id in done]
+
+
+def taxonomy_draft_create(*, name: str, description: str) -> TaxonomyVersion:
+    """A new taxonomy (slug from the name, made unique) with an empty draft version 1."""
+    base = slugify(name)[:70] or "taxonomy"
+    slug, n = base, 1
+    while Taxonomy.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    taxonomy = Taxonomy.objects.create(slug=slug, name=name, description=description)
+    return TaxonomyVersion.objects.create(taxonomy=taxonomy, number=1, changelog=description)
+
+
+def dimension_add(*, version: TaxonomyVersion, key: str, name: str) -> Dimension:
+    version_ensure_draft(version=version)
+    order = version.dimensions.count()
+    return Dimension.objects.create(version=version, key=key, name=name, order=order, required=False)
+
+
+def category_add(*, dimension: Dimension, name: str, provenance: str) -> Category:
+    """A new selectable top-level category of a draft version; its code is made from the name."""
+    version_ensure_draft(version=dimension.version)
+    base = slugify(name)[:100] or "category"
+    taken = set(Category.objects.filter(dimension=dimension).values_list("code", flat=True))
+    code, n = base, 1
+    while code in taken:
+        n += 1
+        code = f"{base}-{n}"
+    order = Category.objects.filter(dimension=dimension, parent=None).count()
+    return Category.objects.create(dimension=dimension, code=code, name=name, provenance=provenance, order=order)

@@ -1,0 +1,205 @@
+"""The spreadsheet import wizard: upload -> map columns -> review labels -> confirm.
+
+The wizard's state (where the uploaded files are stored and the choices so far) lives in the session; the
+files are kept under MEDIA_ROOT/imports/sheets/ as the source of the imported round.
+"""
+
+import uuid
+from pathlib import Path
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.files.storage import default_storage
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import path
+from django.utils.text import get_valid_filename
+from django.views.decorators.http import require_http_methods
+
+from annotator.forms.sheets import SheetsColumnsForm, SheetsLabelsForm, SheetsUploadForm
+from annotator.importers.sheets import SheetReadError, read_sheets
+from annotator.services.sheets_import import (
+    SheetsImportError,
+    SheetsImportRequest,
+    column_map_parse,
+    mapping_from_rows,
+    mapping_rows,
+    sheets_import,
+    sheets_import_dimensions,
+    sheets_import_plan,
+)
+from core.errors import PermissionDeniedError
+from core.permissions import can_manage_imports
+
+SESSION_KEY = "sheets_import"
+WARNINGS_SHOWN = 20
+
+
+def _require_rights(request: HttpRequest) -> None:
+    if not can_manage_imports(request.user):
+        raise PermissionDenied("Only study owners can import studies from spreadsheets.")
+
+
+def _state(request: HttpRequest, *, needs: str) -> dict | None:
+    state = request.session.get(SESSION_KEY)
+    return state if state and needs in state else None
+
+
+def _paths(state: dict) -> tuple[Path, ...]:
+    return tuple(Path(default_storage.path(stored)) for stored, _ in state["files"])
+
+
+def _import_request(state: dict) -> SheetsImportRequest:
+    paths = _paths(state)
+    return SheetsImportRequest(
+        paths=paths,
+        study_name=state["study"],
+        raters=tuple(state["raters"]),
+        key=state["key"],
+        columns=tuple(column_map_parse(text) for text in state["columns"]),
+        final=state.get("final") or None,
+        missing=frozenset(state.get("missing") or ()),
+        label_mapping=mapping_from_rows(state["mapping"]) if state.get("mapping") is not None else None,
+        accept_suggestions=state.get("mapping") is None,
+        taxonomy=state.get("taxonomy") or None,
+        add_unknown_labels=bool(state.get("add_unknown")),
+        display_names={str(p): name for p, (_, name) in zip(paths, state["files"], strict=True)},
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def sheets_upload(request: HttpRequest) -> HttpResponse:
+    _require_rights(request)
+    status = 200
+    if request.method == "POST":
+        form = SheetsUploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            folder = f"imports/sheets/{uuid.uuid4().hex}"
+            stored = [
+                (default_storage.save(f"{folder}/{get_valid_filename(upload.name)}", upload), upload.name)
+                for upload in form.cleaned_data["files"]
+            ]
+            taxonomy = form.cleaned_data["taxonomy"]
+            request.session[SESSION_KEY] = {
+                "files": stored,
+                "study": form.cleaned_data["study"].strip(),
+                "taxonomy": taxonomy.slug if taxonomy else None,
+            }
+            return redirect("annotator:sheets_columns")
+        status = 400
+    else:
+        form = SheetsUploadForm(initial={"study": request.GET.get("study", "")})
+    return render(request, "annotator/sheets/upload.html", {"form": form, "step": 1}, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def sheets_columns(request: HttpRequest) -> HttpResponse:
+    _require_rights(request)
+    state = _state(request, needs="files")
+    if state is None:
+        return redirect("annotator:sheets_upload")
+    try:
+        sheets = read_sheets(list(_paths(state)))
+    except SheetReadError as exc:
+        messages.error(request, str(exc))
+        return redirect("annotator:sheets_upload")
+    headers = list(dict.fromkeys(h for sheet in sheets.values() for h in sheet.headers if h.strip()))
+    dimensions = sheets_import_dimensions(study_name=state["study"], taxonomy=state["taxonomy"])
+    if dimensions is None:  # a new taxonomy: any column can become a dimension
+        dimensions = [(get_valid_filename(h).lower().replace("-", "_").strip("_.") or "column", h) for h in headers]
+        dimensions = list(dict(dimensions).items())
+    kwargs = {"sheet_names": list(sheets), "headers": headers, "dimensions": dimensions}
+    status = 200
+    if request.method == "POST":
+        form = SheetsColumnsForm(request.POST, **kwargs)
+        if form.is_valid():
+            data = form.cleaned_data
+            state.update(
+                raters=data["raters"],
+                final=data["final"] or None,
+                key=data["key"],
+                missing=[m.strip() for m in data["missing"].split(",") if m.strip()],
+                columns=[f"{key}={data[name].strip()}" for key, name in form.dimension_fields if data[name].strip()],
+            )
+            state.pop("mapping", None)
+            request.session[SESSION_KEY] = state
+            return redirect("annotator:sheets_labels")
+        status = 400
+    else:
+        form = SheetsColumnsForm(**kwargs)
+    context = {"form": form, "sheets": sheets.values(), "headers": headers, "state": state, "step": 2}
+    return render(request, "annotator/sheets/columns.html", context, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def sheets_labels(request: HttpRequest) -> HttpResponse:
+    _require_rights(request)
+    state = _state(request, needs="columns")
+    if state is None:
+        return redirect("annotator:sheets_upload")
+    draft = {**state, "mapping": None, "add_unknown": True}  # every suggestion accepted, to show what stays unknown
+    try:
+        plan = sheets_import_plan(request=_import_request(draft))
+    except SheetsImportError as exc:
+        messages.error(request, exc.message)
+        return redirect("annotator:sheets_columns")
+    suggestions = [(key, s) for key, found in plan.suggestions.items() for s in found]
+    status = 200
+    if request.method == "POST":
+        form = SheetsLabelsForm(request.POST, suggestions=suggestions)
+        if form.is_valid():
+            state["mapping"] = mapping_rows({(key, s.from_label): s.to_label for key, s in form.accepted()})
+            state["add_unknown"] = form.cleaned_data["add_unknown_labels"]
+            request.session[SESSION_KEY] = state
+            return redirect("annotator:sheets_confirm")
+        status = 400
+    else:
+        form = SheetsLabelsForm(suggestions=suggestions, initial={"add_unknown_labels": bool(state.get("add_unknown"))})
+    blocking = [e for e in plan.errors if "fits no category" not in e]
+    counts = [(dimension, found.most_common()) for dimension, found in plan.label_counts().items()]
+    context = {"form": form, "plan": plan, "errors": blocking, "counts": counts, "step": 3}
+    return render(request, "annotator/sheets/labels.html", context, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def sheets_confirm(request: HttpRequest) -> HttpResponse:
+    _require_rights(request)
+    state = _state(request, needs="mapping")
+    if state is None:
+        return redirect("annotator:sheets_upload")
+    import_request = _import_request(state)
+    status, errors = 200, []
+    if request.method == "POST":
+        try:
+            result = sheets_import(request=import_request, actor=request.user)
+        except PermissionDeniedError as exc:
+            raise PermissionDenied(exc.message) from None
+        except SheetsImportError as exc:
+            errors, status = [exc.summary, *exc.problems], 400
+        else:
+            del request.session[SESSION_KEY]
+            messages.success(request, result.summary())
+            return redirect("annotator:study_detail", pk=result.study.pk)
+    plan = sheets_import_plan(request=import_request)
+    context = {
+        "plan": plan,
+        "errors": errors or plan.errors,
+        "warnings": plan.warnings[:WARNINGS_SHOWN],
+        "more_warnings": max(0, len(plan.warnings) - WARNINGS_SHOWN),
+        "state": state,
+        "step": 4,
+    }
+    return render(request, "annotator/sheets/confirm.html", context, status=status)
+
+
+urlpatterns = [
+    path("studies/import-sheets/", sheets_upload, name="sheets_upload"),
+    path("studies/import-sheets/columns/", sheets_columns, name="sheets_columns"),
+    path("studies/import-sheets/labels/", sheets_labels, name="sheets_labels"),
+    path("studies/import-sheets/confirm/", sheets_confirm, name="sheets_confirm"),
+]
