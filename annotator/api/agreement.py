@@ -1,0 +1,261 @@
+"""GET /api/v1/studies/{id}/agreement/: the study's agreement report as JSON, or as CSV with ?format=csv."""
+
+from collections.abc import Iterable
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotator.exports.safe_csv import csv_rows
+from annotator.models import Study
+from annotator.selectors.agreement import FULL, agreement_study_for_user, labels_version
+from annotator.services.agreement import TABLE_COLUMNS, agreement_gate, agreement_report, parse_pair, report_rows
+
+# Parts of the report that show which issues the raters disagreed on: only for those who see every label.
+FULL_ONLY = ("per_pair", "confusion", "per_category")
+
+
+class AgreementCsvRenderer(BaseRenderer):
+    """The report's flat table (TABLE_COLUMNS), every cell guarded against spreadsheet formulas."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None) -> bytes:
+        if isinstance(data, dict) and "error" in data:  # an error body: say it in one cell
+            rows: Iterable = [[data["error"].get("message", "error")]]
+            return "".join(csv_rows(["error"], rows)).encode()
+        return "".join(csv_rows(TABLE_COLUMNS, data)).encode()
+
+
+class _Row(serializers.Serializer):
+    n = serializers.IntegerField(help_text="Issues both raters labelled (the n of kappa).")
+    percent = serializers.FloatField(allow_null=True, help_text="Observed agreement (exact set for multi-valued).")
+    exact_set = serializers.FloatField(allow_null=True)
+    kappa = serializers.FloatField(allow_null=True, help_text="Cohen's kappa; null when undefined or multi-valued.")
+    se = serializers.FloatField(allow_null=True, help_text="Fleiss-Cohen-Everitt standard error of kappa.")
+    low = serializers.FloatField(allow_null=True, help_text="95% interval, lower end.")
+    high = serializers.FloatField(allow_null=True, help_text="95% interval, upper end.")
+    alpha = serializers.FloatField(allow_null=True, help_text="Krippendorff's alpha (MASI for multi-valued).")
+    ac1 = serializers.FloatField(allow_null=True, help_text="Gwet's AC1.")
+    band = serializers.CharField(help_text="Landis & Koch band.")
+    gate_measure = serializers.ChoiceField(choices=["kappa", "alpha_masi"])
+    gate_value = serializers.FloatField(allow_null=True)
+    undefined = serializers.CharField(help_text="Why the measure is undefined; empty when it is defined.")
+
+
+class _LevelRow(_Row):
+    level = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class _PairRow(_Row):
+    pair = serializers.CharField()
+    names = serializers.ListField(child=serializers.CharField())
+
+
+class _AfterRow(_Row):
+    rater = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class _After(serializers.Serializer):
+    available = serializers.BooleanField()
+    resolved = serializers.IntegerField(required=False)
+    rows = _AfterRow(many=True)
+
+
+class _Cell(serializers.Serializer):
+    count = serializers.IntegerField()
+    heat = serializers.IntegerField(help_text="0-9, the shade of the cell on the page.")
+
+
+class _ConfusionRow(serializers.Serializer):
+    category = serializers.CharField()
+    cells = _Cell(many=True)
+
+
+class _Confusion(serializers.Serializer):
+    categories = serializers.ListField(child=serializers.CharField())
+    rows = _ConfusionRow(many=True)
+
+
+class _Category(serializers.Serializer):
+    category = serializers.CharField()
+    kappa = serializers.FloatField(allow_null=True)
+    specific_agreement = serializers.FloatField(allow_null=True)
+    n_first = serializers.IntegerField()
+    n_second = serializers.IntegerField()
+    n_both = serializers.IntegerField()
+
+
+class _TrendPoint(serializers.Serializer):
+    round = serializers.IntegerField()
+    value = serializers.FloatField(allow_null=True)
+    n = serializers.IntegerField()
+
+
+class _Dimension(serializers.Serializer):
+    key = serializers.CharField()
+    name = serializers.CharField()
+    multi_valued = serializers.BooleanField()
+    issue_type = serializers.BooleanField()
+    depth = serializers.IntegerField()
+    detail_level = serializers.IntegerField()
+    detail_level_name = serializers.CharField()
+    summary = _LevelRow()
+    levels = _LevelRow(many=True)
+    per_pair = _PairRow(many=True, required=False)
+    confusion = _Confusion(required=False)
+    per_category = _Category(many=True, required=False)
+    after = _After()
+    trend = _TrendPoint(many=True)
+
+
+class _Filters(serializers.Serializer):
+    round = serializers.IntegerField(allow_null=True)
+    pair = serializers.CharField(allow_null=True)
+    level = serializers.IntegerField(allow_null=True)
+
+
+class _Round(serializers.Serializer):
+    number = serializers.IntegerField()
+    kind = serializers.CharField()
+
+
+class _Rater(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class _Pair(serializers.Serializer):
+    key = serializers.CharField()
+    raters = serializers.ListField(child=serializers.IntegerField())
+    names = serializers.ListField(child=serializers.CharField())
+    n = serializers.IntegerField()
+
+
+class _GateDimension(serializers.Serializer):
+    key = serializers.CharField()
+    name = serializers.CharField()
+    measure = serializers.CharField()
+    measure_name = serializers.CharField()
+    value = serializers.FloatField(allow_null=True)
+    n = serializers.IntegerField()
+    passed = serializers.BooleanField()
+    undefined = serializers.CharField()
+
+
+class _Gate(serializers.Serializer):
+    threshold = serializers.FloatField()
+    round = serializers.IntegerField(allow_null=True)
+    passed = serializers.BooleanField()
+    dimensions = _GateDimension(many=True)
+    failing = serializers.ListField(child=serializers.CharField())
+    labels_version = serializers.CharField()
+
+
+class _StudyRef(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    phase = serializers.CharField()
+    blind = serializers.BooleanField()
+    agreement_threshold = serializers.FloatField()
+
+
+class AgreementReportOutputSerializer(serializers.Serializer):
+    """The agreement report (documentation only: the view returns the cached report as it is)."""
+
+    study = _StudyRef()
+    access = serializers.ChoiceField(choices=["full", "summary"])
+    labels_version = serializers.CharField()
+    computed_at = serializers.DateTimeField()
+    filters = _Filters()
+    rounds = _Round(many=True)
+    raters = _Rater(many=True)
+    pairs = _Pair(many=True)
+    pooled = serializers.BooleanField(help_text="Two-rater measures pool each issue's two raters over pairs.")
+    issues = serializers.IntegerField()
+    resolutions = serializers.IntegerField()
+    after_available = serializers.BooleanField(help_text="False until some final label has been decided.")
+    dimensions = _Dimension(many=True)
+    screening = _Row(allow_null=True)
+    gate = _Gate(required=False, help_text="While the study is in its pilot: each dimension against the threshold.")
+
+
+def _int(request: Request, name: str) -> int | None:
+    text = request.query_params.get(name, "").strip()
+    if not text:
+        return None
+    if not text.isdigit():
+        raise serializers.ValidationError({name: [f"'{name}' must be a whole number; got '{text}'."]})
+    return int(text)
+
+
+class StudyAgreementApi(APIView):
+    permission_classes = [IsAuthenticated]
+    renderer_classes = [JSONRenderer, AgreementCsvRenderer]
+
+    @extend_schema(
+        tags=["agreement"],
+        operation_id="study_agreement",
+        summary="Inter-rater agreement of a study: per dimension, taxonomy level, round and rater pair",
+        description=(
+            "Owners, adjudicators and staff get everything; raters get the summary (no confusion matrices, "
+            "per-pair or per-category tables) once the study is published or if it is not blind, and 403 before. "
+            "`?format=csv` returns the flat table (overall, per level, per pair, after discussion), with cells "
+            "that could run as spreadsheet formulas prefixed by a quote."
+        ),
+        parameters=[
+            OpenApiParameter("round", OpenApiTypes.INT, description="Only the issues of this round."),
+            OpenApiParameter("pair", OpenApiTypes.STR, description="Two rater ids, e.g. 12-15: only this pair."),
+            OpenApiParameter("level", OpenApiTypes.INT, description="Taxonomy level (1 = top) instead of the leaf."),
+            OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"], description="json (default) or csv."),
+        ],
+        responses={
+            (200, "application/json"): AgreementReportOutputSerializer,
+            (200, "text/csv"): OpenApiTypes.STR,
+            400: OpenApiResponse(description="A filter is malformed or names no round / pair of this study."),
+            403: OpenApiResponse(description="A rater of a blind, unpublished study."),
+            404: OpenApiResponse(description="No such study, or not a member of it."),
+        },
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        study, access = agreement_study_for_user(user=request.user, pk=pk)
+        version = labels_version(study=study)
+        report = agreement_report(
+            study=study,
+            round_number=_int(request, "round"),
+            pair=parse_pair(request.query_params.get("pair", "").strip()),
+            level=_int(request, "level"),
+            version=version,
+        )
+        full = access == FULL
+        if request.accepted_renderer.format == "csv":
+            return Response(
+                list(report_rows(report, by_pair=full)),
+                headers={"Content-Disposition": f'attachment; filename="agreement-{study.slug}.csv"'},
+            )
+        body = {
+            "study": {
+                "id": study.pk,
+                "name": study.name,
+                "phase": study.phase,
+                "blind": study.blind,
+                "agreement_threshold": float(study.agreement_threshold),
+            },
+            "access": access,
+            **report,
+        }
+        if full:
+            if study.phase == Study.Phase.PILOT:
+                body["gate"] = agreement_gate(study=study, version=version)
+        else:
+            body["dimensions"] = [{k: v for k, v in d.items() if k not in FULL_ONLY} for d in report["dimensions"]]
+        return Response(body)

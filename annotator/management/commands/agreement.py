@@ -1,0 +1,74 @@
+"""python manage.py agreement --study <name> [--format json|csv|table] [--round N] [--by-level] [--by-pair]"""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db.models import Q
+
+from annotator.exports.safe_csv import csv_rows
+from annotator.models import Study
+from annotator.services.agreement import TABLE_COLUMNS, agreement_report, parse_pair, report_rows
+from core.errors import DomainError
+
+TABLE_SHOWN = ["view", "dimension", "level", "pair", "rater", "n", "percent_agreement", "kappa", "kappa_low"]
+TABLE_SHOWN += ["kappa_high", "alpha", "ac1", "band"]
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+class Command(BaseCommand):
+    help = "Print a study's inter-rater agreement (per dimension; optionally per taxonomy level and rater pair)."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--study", required=True, help="the study's name, slug or id")
+        parser.add_argument("--format", choices=["table", "json", "csv"], default="table")
+        parser.add_argument("--round", type=int, default=None, help="only the issues of this round")
+        parser.add_argument("--pair", default=None, help="only this rater pair, as two user ids: 12-15")
+        parser.add_argument("--level", type=int, default=None, help="taxonomy level (1 = top) instead of the leaf")
+        parser.add_argument("--by-level", action="store_true", help="add a row per taxonomy level")
+        parser.add_argument("--by-pair", action="store_true", help="add a row per rater pair")
+
+    def handle(self, *args, **options) -> None:
+        text = options["study"].strip()
+        match = Q(name__iexact=text) | Q(slug=text)
+        if text.isdigit():
+            match |= Q(pk=int(text))
+        study = Study.objects.filter(match).first()
+        if study is None:
+            names = ", ".join(Study.objects.order_by("name").values_list("name", flat=True)[:20]) or "none yet"
+            raise CommandError(f"No study named '{text}'. Studies: {names}.")
+        try:
+            report = agreement_report(
+                study=study,
+                round_number=options["round"],
+                pair=parse_pair(options["pair"]),
+                level=options["level"],
+            )
+        except DomainError as exc:
+            raise CommandError(exc.message) from None
+        rows = list(report_rows(report, by_level=options["by_level"], by_pair=options["by_pair"], after=True))
+        if options["format"] == "json":
+            self.stdout.write(json.dumps({"study": study.name, **report}, indent=2))
+        elif options["format"] == "csv":
+            self.stdout.write("".join(csv_rows(TABLE_COLUMNS, rows)), ending="")
+        else:
+            self._table(study, report, rows)
+
+    def _table(self, study: Study, report: dict, rows: list[list]) -> None:
+        picked = [TABLE_COLUMNS.index(name) for name in TABLE_SHOWN]
+        grid = [TABLE_SHOWN] + [[_cell(row[i]) for i in picked] for row in rows]
+        widths = [max(len(line[i]) for line in grid) for i in range(len(TABLE_SHOWN))]
+        scope = f"round {report['filters']['round']}" if report["filters"]["round"] else "all rounds"
+        self.stdout.write(f"{study.name}: {report['issues']} issues, {len(report['raters'])} raters, {scope}")
+        for n, line in enumerate(grid):
+            self.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)))
+            if n == 0:
+                self.stdout.write("  ".join("-" * width for width in widths))
+        if not report["after_available"]:
+            self.stdout.write("After discussion: not available yet.")

@@ -1,0 +1,27 @@
+"""Formatting agreement figures: two decimals, percentages, and a dash for an undefined value."""
+
+from django import template
+
+register = template.Library()
+DASH = "—"
+
+
+@register.filter
+def fig(value, places: int = 2) -> str:
+    """0.39999 -> "0.40"; None (undefined) -> "—"."""
+    if value is None:
+        return DASH
+    return f"{float(value):.{int(places)}f}"
+
+
+@register.filter
+def pct(value) -> str:
+    """0.7 -> "70.0%"; None -> "—"."""
+    if value is None:
+        return DASH
+    return f"{float(value) * 100:.1f}%"
+
+
+@register.filter
+def get(mapping, key):
+    return mapping.get(key) if hasattr(mapping, "get") else None
