@@ -1,0 +1,140 @@
+"""Resolutions API: the study's final dataset, and one issue's resolution (read, and record with PUT)."""
+
+from django.urls import path
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotator.models import Resolution
+from annotator.selectors.resolutions import resolution_get, resolutions_for_study, study_issue_for_resolution
+from annotator.services.resolutions import resolution_record
+
+TAGS = ["adjudication"]
+ERRORS = {
+    400: OpenApiResponse(
+        description="Invalid input, or a dimension in dispute was left undecided (message says which)."
+    ),
+    403: OpenApiResponse(description="Not an adjudicator or owner of the study; raters while the study is blind."),
+    404: OpenApiResponse(description="No such study issue, not visible to you, or not resolved yet."),
+    409: OpenApiResponse(
+        description="Someone else changed the resolution first, or the issue is back with its raters."
+    ),
+}
+
+
+class ResolutionOutputSerializer(serializers.ModelSerializer):
+    study_issue = serializers.IntegerField(source="study_issue_id")
+    issue = serializers.IntegerField(source="study_issue.issue_id")
+    issue_url = serializers.URLField(source="study_issue.issue.url")
+    position = serializers.IntegerField(source="study_issue.position")
+    values = serializers.DictField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="Final category ids per dimension key; only decided dimensions appear.",
+    )
+    methods = serializers.DictField(child=serializers.CharField(), help_text="Method per decided dimension key.")
+    disagreements = serializers.ListField(child=serializers.CharField(), read_only=True)
+    decided_by = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Resolution
+        fields = [
+            "study_issue",
+            "issue",
+            "issue_url",
+            "position",
+            "status",
+            "values",
+            "methods",
+            "excluded",
+            "method",
+            "disagreements",
+            "disagreement_reason",
+            "note",
+            "decided_by",
+            "decided_at",
+            "version",
+        ]
+
+    def get_decided_by(self, obj: Resolution) -> str | None:
+        return obj.decided_by.username if obj.decided_by_id else None
+
+
+class ResolutionRecordInputSerializer(serializers.Serializer):
+    version = serializers.IntegerField(min_value=1, help_text="The version you last saw (optimistic locking).")
+    values = serializers.DictField(
+        child=serializers.ListField(child=serializers.IntegerField(min_value=1)),
+        required=False,
+        default=dict,
+        help_text="Final category ids per dimension key; every dimension in dispute must be decided.",
+    )
+    excluded = serializers.BooleanField(required=False, default=False)
+    method = serializers.ChoiceField(choices=[Resolution.Method.NEGOTIATED, Resolution.Method.ADJUDICATED])
+    reason = serializers.ChoiceField(choices=Resolution.Reason.choices, required=False, default="")
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+
+
+class StudyResolutionsApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="study_resolutions",
+        summary="The study's resolutions in sample order (the final dataset; paginated with limit/offset)",
+        responses={200: ResolutionOutputSerializer(many=True), 403: ERRORS[403], 404: ERRORS[404]},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        _, resolutions = resolutions_for_study(user=request.user, pk=pk)
+        status = request.query_params.get("status")
+        if status:
+            resolutions = resolutions.filter(status=status)
+        paginator = LimitOffsetPagination()
+        page = paginator.paginate_queryset(resolutions, request, view=self)
+        return paginator.get_paginated_response(ResolutionOutputSerializer(page, many=True).data)
+
+
+class StudyIssueResolutionApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="study_issue_resolution",
+        summary="One issue's resolution (404 until every rater has submitted)",
+        responses={200: ResolutionOutputSerializer, 403: ERRORS[403], 404: ERRORS[404]},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        study_issue = study_issue_for_resolution(user=request.user, pk=pk)
+        return Response(ResolutionOutputSerializer(resolution_get(study_issue=study_issue)).data)
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="study_issue_resolution_record",
+        summary="Record (or revise) the final labels of an issue; send the version you last saw",
+        request=ResolutionRecordInputSerializer,
+        responses={200: ResolutionOutputSerializer, **ERRORS},
+    )
+    def put(self, request: Request, pk: int) -> Response:
+        study_issue = study_issue_for_resolution(user=request.user, pk=pk, write=True)
+        data = ResolutionRecordInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        payload = data.validated_data
+        resolution_record(
+            study_issue=study_issue,
+            actor=request.user,
+            values=payload["values"],
+            excluded=payload["excluded"],
+            method=payload["method"],
+            reason=payload["reason"],
+            note=payload["note"],
+            expected_version=payload["version"],
+        )
+        return Response(ResolutionOutputSerializer(resolution_get(study_issue=study_issue)).data)
+
+
+urlpatterns = [
+    path("studies/<int:pk>/resolutions/", StudyResolutionsApi.as_view(), name="study_resolutions"),
+    path("study-issues/<int:pk>/resolution/", StudyIssueResolutionApi.as_view(), name="study_issue_resolution"),
+]
