@@ -6,6 +6,7 @@ made under one version can be carried to the next.
 
 import uuid
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -42,6 +43,8 @@ class TaxonomyVersion(TimeStampedModel):
     # The template a version was loaded from and its checksum: loading it again is a no-op.
     source = models.CharField(max_length=300, blank=True)
     source_sha256 = models.CharField(max_length=64, blank=True, db_index=True)
+    # Optimistic locking of the browser editor: every edit operation bumps it under the row lock.
+    edit_revision = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["taxonomy", "number"]
@@ -108,3 +111,56 @@ class Category(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class CategoryLineage(models.Model):
+    """One edge of a version's history: an old category becomes new ones (or none, or comes from none).
+
+    Names and lineage ids are copied onto the edge so it stays readable even if a draft category
+    it points to is removed later; labels are carried to a new version by following these edges.
+    """
+
+    class Operation(models.TextChoices):
+        COPY = "copy", "Copied from the previous version"
+        ADD = "add", "Added"
+        RENAME = "rename", "Renamed"
+        REDEFINE = "redefine", "Re-defined"
+        MOVE = "move", "Moved"
+        MERGE = "merge", "Merged"
+        SPLIT = "split", "Split"
+        DEPRECATE = "deprecate", "Deprecated"
+        ALIAS = "alias", "Alias added"
+
+    version = models.ForeignKey(TaxonomyVersion, on_delete=models.CASCADE, related_name="lineage")
+    operation = models.CharField(max_length=10, choices=Operation.choices)
+    # Edges made by one operation (the N edges of a merge) share a group id.
+    group = models.UUIDField(default=uuid.uuid4, db_index=True)
+    dimension_key = models.SlugField(max_length=60)
+    from_category = models.ForeignKey(
+        Category, null=True, blank=True, on_delete=models.SET_NULL, related_name="lineage_out"
+    )
+    to_category = models.ForeignKey(
+        Category, null=True, blank=True, on_delete=models.SET_NULL, related_name="lineage_in"
+    )
+    from_lineage_id = models.UUIDField(null=True, blank=True, db_index=True)
+    to_lineage_id = models.UUIDField(null=True, blank=True, db_index=True)
+    from_name = models.CharField(max_length=200, blank=True)
+    to_name = models.CharField(max_length=200, blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["version", "at", "id"]
+        verbose_name_plural = "category lineage"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(from_lineage_id__isnull=False) | Q(to_lineage_id__isnull=False),
+                name="category_lineage_has_an_end",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.operation}: {self.from_name or '-'} -> {self.to_name or '-'} (v{self.version_id})"

@@ -1,11 +1,21 @@
-"""Browsing taxonomies: the list of taxonomies and one version's dimensions and category trees."""
+"""Browsing taxonomies (the list, one version's trees) and editing drafts in the browser."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
-from core.errors import NotFoundError
+from core.errors import ConflictError, DomainError, NotFoundError
 from taxonomy import selectors
+from taxonomy.services.changelog import version_changelog_markdown
+from taxonomy.services.operations import (
+    can_edit_taxonomy,
+    operation_run,
+    version_draft_from,
+    version_publish_with_changelog,
+)
 
 
 @login_required
@@ -23,5 +33,93 @@ def version_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse
     return render(
         request,
         "taxonomy/version_detail.html",
-        {"version": version, "taxonomy": version.taxonomy, "trees": trees},
+        {
+            "version": version,
+            "taxonomy": version.taxonomy,
+            "trees": trees,
+            "can_edit": can_edit_taxonomy(request.user),
+        },
     )
+
+
+# Editing drafts. Who may edit: staff and study owners (`can_edit_taxonomy`); the services check it again.
+
+
+def _editor_version(request: HttpRequest, slug: str, number: int):
+    if not can_edit_taxonomy(request.user):
+        raise PermissionDenied("Only study owners and staff can edit a taxonomy.")
+    try:
+        return selectors.version_get(slug=slug, number=number)
+    except NotFoundError as exc:
+        raise Http404(exc.message) from exc
+
+
+def _edit_page(request: HttpRequest, version, *, status: int = 200) -> HttpResponse:
+    trees = selectors.category_tree(version=version)
+    choices = [
+        {"dimension": tree.dimension, "nodes": [node for node in tree.walk() if not node.category.deprecated]}
+        for tree in trees
+    ]
+    changelog = version_changelog_markdown(version=version) if not version.is_published else version.changelog
+    return render(
+        request,
+        "taxonomy/edit/editor.html",
+        {"version": version, "taxonomy": version.taxonomy, "trees": trees, "choices": choices, "changelog": changelog},
+        status=status,
+    )
+
+
+@login_required
+def version_edit(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    return _edit_page(request, _editor_version(request, slug, number))
+
+
+@login_required
+@require_POST
+def version_edit_apply(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    version = _editor_version(request, slug, number)
+    try:
+        message = operation_run(version=version, actor=request.user, data=request.POST)
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        if isinstance(exc, ConflictError):
+            version.refresh_from_db()
+            return _edit_page(request, version, status=409)
+    else:
+        messages.success(request, message)
+    return redirect("taxonomy:version_edit", slug=slug, number=number)
+
+
+@login_required
+@require_POST
+def version_new_draft(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    version = _editor_version(request, slug, number)
+    try:
+        draft = version_draft_from(version=version, actor=request.user)
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        return redirect("taxonomy:version_edit", slug=slug, number=number)
+    messages.success(request, f"Draft v{draft.number} follows v{version.number}; edit it here.")
+    return redirect("taxonomy:version_edit", slug=slug, number=draft.number)
+
+
+@login_required
+@require_POST
+def version_publish_draft(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    version = _editor_version(request, slug, number)
+    try:
+        version_publish_with_changelog(
+            version=version, actor=request.user, expected_revision=_int(request.POST.get("revision"))
+        )
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        return redirect("taxonomy:version_edit", slug=slug, number=number)
+    messages.success(request, f"v{number} is published. Studies can now move to it from their version page.")
+    return redirect("taxonomy:version_detail", slug=slug, number=number)
+
+
+def _int(value) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
