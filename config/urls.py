@@ -4,9 +4,11 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from core import views as core_views
+from core import views_tokens
 
 api_v1 = [
     path("", include("annotator.api.urls")),
+    path("", include("taxonomy.api.urls")),
 ]
 
 urlpatterns = [
@@ -14,6 +16,7 @@ urlpatterns = [
     path("healthz", core_views.healthz, name="healthz"),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("account/tokens/", views_tokens.tokens, name="account_tokens"),
     path("admin/", admin.site.urls),
     path("api/v1/", include((api_v1, "api"), namespace="api")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -21,3 +24,6 @@ urlpatterns = [
     path("", include("annotator.urls")),
     path("taxonomies/", include("taxonomy.urls")),
 ]
+
+handler404 = "core.api.not_found"
+handler500 = "core.api.server_error"

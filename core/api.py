@@ -1,31 +1,80 @@
-"""API helpers shared by every app: one error body shape for every failure."""
+"""API helpers shared by every app: one error body shape for every failure.
+
+Every error an API client can meet — validation, domain rules, 401/403/404/405, throttling, an
+unknown URL under /api/, even a server error — answers ``{"error": {"code", "message", "fields"?}}``.
+"""
 
 from typing import Any
 
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from .errors import DomainError
+from .errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
+
+# Codes match DRF's own (not_found, permission_denied, ...) so clients test one vocabulary.
+# The base DomainError keeps "domain": the labelling page tells rule messages from field errors by it.
+DOMAIN_CODES: dict[type[DomainError], str] = {
+    NotFoundError: "not_found",
+    PermissionDeniedError: "permission_denied",
+    ConflictError: "conflict",
+}
+API_PREFIX = "/api/"
+
+
+def error_body(code: str, message: str, fields: Any = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if fields:
+        body["fields"] = fields
+    return {"error": body}
+
+
+def _domain_code(exc: DomainError) -> str:
+    for cls in type(exc).__mro__:
+        if cls in DOMAIN_CODES:
+            return DOMAIN_CODES[cls]
+    return "domain"
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Render errors as {"error": {"code", "message", "fields"?}} for DRF and domain errors alike."""
     if isinstance(exc, DomainError):
-        body: dict[str, Any] = {
-            "code": type(exc).__name__.removesuffix("Error").lower() or "error",
-            "message": exc.message,
-        }
-        if exc.field:
-            body["fields"] = {exc.field: [exc.message]}
-        return Response({"error": body}, status=exc.status_code)
+        fields = {exc.field: [exc.message]} if exc.field else None
+        return Response(error_body(_domain_code(exc), exc.message, fields), status=exc.status_code)
+    # Django's own exceptions (raised by selectors) become DRF's, so they carry a proper code.
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(*exc.args)
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied(*exc.args)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
     data = response.data
     code = getattr(exc, "default_code", "error")
+    if isinstance(exc, exceptions.APIException) and isinstance(exc.detail, exceptions.ErrorDetail):
+        code = exc.detail.code or code
     if isinstance(data, dict) and set(data) == {"detail"}:
-        body = {"code": code, "message": str(data["detail"])}
-    else:
-        body = {"code": code, "message": "The request has invalid fields.", "fields": data}
-    response.data = {"error": body}
+        response.data = error_body(code, str(data["detail"]))
+        return response
+    if isinstance(data, list):  # a ValidationError raised with a bare message or list
+        data = {"non_field_errors": data}
+    response.data = error_body(code, "The request has invalid fields.", data)
     return response
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """404 for URLs no view matched: the API's error body under /api/, the usual page elsewhere."""
+    if request.path.startswith(API_PREFIX):
+        return JsonResponse(error_body("not_found", "There is no API endpoint at this address."), status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """500 with the API's error body under /api/ (the details stay in the server log)."""
+    if request.path.startswith(API_PREFIX):
+        message = "The server failed to answer this request; the error was logged. Try again later."
+        return JsonResponse(error_body("server_error", message), status=500)
+    return defaults.server_error(request)

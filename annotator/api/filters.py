@@ -1,0 +1,84 @@
+"""Query-string filters of the API's lists (django-filter), documented in the schema from these classes."""
+
+from django import forms
+from django.db.models import QuerySet
+from django_filters import rest_framework as filters
+
+from annotator.models import Annotation, Assignment, ImportJob, Issue
+from annotator.selectors.issues import IssueFilters, issues_filtered
+
+MAX_ID = 2**63 - 1  # the largest id a database integer column holds
+
+
+class IdFilter(filters.NumberFilter):
+    """A whole-number id; out-of-range values are a 400, not a database overflow."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", MAX_ID)
+        super().__init__(*args, **kwargs)
+
+
+class IssueFilterSet(filters.FilterSet):
+    """Issue filters; search and label matching are the issue list page's own (annotator.selectors.issues)."""
+
+    repository = IdFilter(help_text="Repository id (see /api/v1/repositories/).")
+    state = filters.ChoiceFilter(choices=[c for c in Issue.State.choices if c[0]])
+    kind = filters.ChoiceFilter(choices=Issue.Kind.choices)
+    label = filters.CharFilter(help_text="One label of the issue on its host, matched exactly, e.g. `bug`.")
+    created_after = filters.IsoDateTimeFilter(
+        field_name="created", lookup_expr="gte", help_text="Created at or after this time (ISO 8601)."
+    )
+    created_before = filters.IsoDateTimeFilter(
+        field_name="created", lookup_expr="lt", help_text="Created before this time (ISO 8601)."
+    )
+    search = filters.CharFilter(
+        help_text='Words that must all appear in the title or body; "a phrase" in quotes; #123 for issue number 123.'
+    )
+
+    class Meta:
+        model = Issue
+        fields: list[str] = []
+
+    def filter_queryset(self, queryset: QuerySet) -> QuerySet:
+        data = self.form.cleaned_data
+        repository = data.get("repository")
+        selected = issues_filtered(
+            filters=IssueFilters(
+                q=(data.get("search") or "")[:500],
+                repository=int(repository) if repository is not None else None,
+                state=data.get("state") or "",
+                kind=data.get("kind") or "",
+                label=data.get("label") or "",
+            )
+        )
+        if data.get("created_after"):
+            selected = selected.filter(created__gte=data["created_after"])
+        if data.get("created_before"):
+            selected = selected.filter(created__lt=data["created_before"])
+        return selected
+
+
+class MyAnnotationFilterSet(filters.FilterSet):
+    study = IdFilter(field_name="assignment__study_issue__study_id", help_text="Only this study.")
+    status = filters.ChoiceFilter(
+        field_name="assignment__status", choices=Assignment.Status.choices, help_text="The assignment's status."
+    )
+    submitted = filters.BooleanFilter(
+        field_name="submitted_at", lookup_expr="isnull", exclude=True, help_text="true: submitted; false: not yet."
+    )
+
+    class Meta:
+        model = Annotation
+        fields: list[str] = []
+
+
+class ImportJobFilterSet(filters.FilterSet):
+    kind = filters.ChoiceFilter(choices=ImportJob.Kind.choices)
+    status = filters.ChoiceFilter(choices=ImportJob.Status.choices)
+
+    class Meta:
+        model = ImportJob
+        fields: list[str] = []

@@ -1,0 +1,1 @@
+"""The resource API: repositories, issues, studies, my annotations, import jobs, published studies."""

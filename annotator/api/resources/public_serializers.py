@@ -1,0 +1,91 @@
+"""Shapes of the public (no login) API of published studies. Raters appear as R1, R2, ..."""
+
+from rest_framework import serializers
+
+
+class PublicCategoryOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    code = serializers.CharField()
+    name = serializers.CharField()
+    parent = serializers.IntegerField(allow_null=True)
+    depth = serializers.IntegerField(help_text="1 at the top of the tree.")
+    selectable = serializers.BooleanField()
+    definition = serializers.CharField()
+    examples = serializers.ListField(child=serializers.JSONField())
+    provenance = serializers.CharField(help_text="Where the category comes from (a paper, open coding, ...).")
+    distributed_specific = serializers.BooleanField(allow_null=True)
+    deprecated = serializers.BooleanField()
+    count = serializers.IntegerField(help_text="Resolved issues whose final label is this category itself.")
+    total = serializers.IntegerField(help_text="Resolved issues labelled with it or any category below it.")
+
+
+class PublicDimensionOutputSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    name = serializers.CharField()
+    help_text = serializers.CharField()
+    multi_valued = serializers.BooleanField()
+    required = serializers.BooleanField()
+    categories = PublicCategoryOutputSerializer(many=True, help_text="Depth first, parents before children.")
+
+
+class PublicTaxonomyOutputSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    version = serializers.IntegerField()
+    citation = serializers.CharField()
+    license = serializers.CharField()
+
+
+class PublicLinksOutputSerializer(serializers.Serializer):
+    page = serializers.URLField()
+    self = serializers.URLField()
+    dataset = serializers.URLField()
+    dataset_csv = serializers.URLField()
+    agreement = serializers.URLField()
+
+
+class PublicStudySummaryOutputSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    description = serializers.CharField()
+    published_at = serializers.DateTimeField()
+    raters_per_issue = serializers.IntegerField()
+    taxonomy = PublicTaxonomyOutputSerializer()
+    issues = serializers.IntegerField(help_text="Issues with a final label.")
+    excluded = serializers.IntegerField(help_text="Of those, excluded as not a bug or out of scope.")
+    links = PublicLinksOutputSerializer()
+
+
+class PublicStudyOutputSerializer(PublicStudySummaryOutputSerializer):
+    dimensions = PublicDimensionOutputSerializer(many=True)
+
+
+class PublicIssueOutputSerializer(serializers.Serializer):
+    url = serializers.URLField()
+    repository = serializers.CharField(allow_null=True)
+    number = serializers.IntegerField(allow_null=True)
+    kind = serializers.CharField()
+    title = serializers.CharField()
+
+
+class PublicRaterLabelsOutputSerializer(serializers.Serializer):
+    rater = serializers.CharField(help_text="R1, R2, ...: the same pseudonym for the same rater everywhere.")
+    excluded = serializers.BooleanField()
+    excluded_reason = serializers.CharField()
+    labels = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+
+
+class PublicDatasetRowOutputSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    round = serializers.IntegerField()
+    issue = PublicIssueOutputSerializer()
+    excluded = serializers.BooleanField()
+    labels = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()), help_text="Final category codes per dimension key."
+    )
+    methods = serializers.DictField(child=serializers.CharField())
+    method = serializers.CharField()
+    disagreements = serializers.ListField(child=serializers.CharField())
+    disagreement_reason = serializers.CharField()
+    note = serializers.CharField(help_text="The adjudicator's note, with people's names replaced by pseudonyms.")
+    raters = PublicRaterLabelsOutputSerializer(many=True)

@@ -1,0 +1,140 @@
+"""Reads behind the resource API: scoping by role and query shape, a fixed number of queries per page.
+
+Kept next to the API because only it reads these shapes; the scoping rules are the app's
+(annotator.permissions), so a page and an endpoint can never disagree on who sees what.
+"""
+
+from collections import Counter
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Prefetch, Q, QuerySet
+from django.http import Http404
+
+from annotator.models import (
+    Annotation,
+    AnnotationValue,
+    Assignment,
+    ImportJob,
+    Repository,
+    Resolution,
+    Study,
+    StudyIssue,
+    StudyMember,
+)
+from annotator.permissions import can_see_all_labels, can_view_study, study_roles
+
+PUBLISHED = Study.Phase.PUBLISHED
+ROLE_PREFIX = {StudyMember.Role.RATER: "R", StudyMember.Role.OWNER: "O", StudyMember.Role.ADJUDICATOR: "A"}
+
+
+# --- repositories ---------------------------------------------------------------------------------------
+
+
+def repositories_with_counts() -> QuerySet[Repository]:
+    return Repository.objects.annotate(issue_count=Count("issues")).defer("sync_state").order_by("owner", "name", "id")
+
+
+# --- studies --------------------------------------------------------------------------------------------
+
+
+def studies_for_api(*, user) -> QuerySet[Study]:
+    """Studies the user is a member of (every study for staff), plus every published study."""
+    studies = Study.objects.select_related("taxonomy_version__taxonomy").prefetch_related(
+        Prefetch("members", queryset=StudyMember.objects.select_related("user").order_by("added_at", "id")),
+        Prefetch("dimensions"),
+    )
+    if not user.is_staff:
+        mine = StudyMember.objects.filter(user=user).values("study_id")
+        studies = studies.filter(Q(pk__in=mine) | Q(phase=PUBLISHED))
+    return studies.order_by("name", "id")
+
+
+def study_get_for_api(*, user, pk: int) -> Study:
+    """A study the user may read through the API; 404 otherwise (its existence is not revealed)."""
+    study = studies_for_api(user=user).filter(pk=pk).first()
+    if study is None:
+        raise Http404("No such study, or it is not visible to you.")
+    return study
+
+
+def study_progress(*, study_ids: list[int]) -> dict[int, dict[str, int]]:
+    """Progress counts per study in three aggregate queries, whatever the number of studies."""
+    progress: dict[int, dict[str, int]] = {
+        pk: {"issues": 0, "assignments": 0, "submitted": 0, "skipped": 0, "resolved": 0, "pending": 0}
+        for pk in study_ids
+    }
+    for row in StudyIssue.objects.filter(study_id__in=study_ids).values("study_id").annotate(n=Count("id")):
+        progress[row["study_id"]]["issues"] = row["n"]
+    assignments = (
+        Assignment.objects.filter(study_issue__study_id__in=study_ids)
+        .values("study_issue__study_id")
+        .annotate(
+            n=Count("id"),
+            submitted=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
+            skipped=Count("id", filter=Q(status=Assignment.Status.SKIPPED)),
+        )
+    )
+    for row in assignments:
+        entry = progress[row["study_issue__study_id"]]
+        entry.update(assignments=row["n"], submitted=row["submitted"], skipped=row["skipped"])
+    resolutions = (
+        Resolution.objects.filter(study_issue__study_id__in=study_ids)
+        .values("study_issue__study_id")
+        .annotate(
+            resolved=Count("id", filter=Q(status=Resolution.Status.RESOLVED)),
+            pending=Count("id", filter=~Q(status=Resolution.Status.RESOLVED)),
+        )
+    )
+    for row in resolutions:
+        progress[row["study_issue__study_id"]].update(resolved=row["resolved"], pending=row["pending"])
+    return progress
+
+
+def study_member_rows(*, study: Study, user) -> list[dict[str, str]]:
+    """Members with their roles; people who are not members (or staff) see R1, A1, O1 instead of names.
+
+    Pseudonyms are numbered per role in the order members joined, so they stay the same across requests.
+    """
+    named = can_view_study(user, study)
+    counters: Counter = Counter()
+    rows = []
+    for member in study.members.all():  # prefetched in join order
+        counters[member.role] += 1
+        name = str(member.user) if named else f"{ROLE_PREFIX.get(member.role, 'M')}{counters[member.role]}"
+        rows.append({"name": name, "role": member.role})
+    return rows
+
+
+def labels_readable(*, user, study: Study) -> bool:
+    """Who may see label counts: owners, adjudicators and staff; members of a non-blind study; anyone once published."""
+    if study.phase == PUBLISHED or can_see_all_labels(user, study):
+        return True
+    return bool(study_roles(user, study)) and not study.blind
+
+
+def study_for_label_counts(*, user, pk: int) -> Study:
+    study = study_get_for_api(user=user, pk=pk)
+    if not labels_readable(user=user, study=study):
+        raise PermissionDenied("Label counts stay hidden from raters while the study is blind and unpublished.")
+    return study
+
+
+# --- my annotations -------------------------------------------------------------------------------------
+
+
+def annotations_of_user(*, user) -> QuerySet[Annotation]:
+    """The user's own annotations across studies — never anyone else's, whatever their role."""
+    return (
+        Annotation.objects.filter(assignment__rater=user)
+        .select_related("assignment__rater", "assignment__study_issue")
+        .prefetch_related(Prefetch("values", queryset=AnnotationValue.objects.select_related("dimension")))
+        .order_by("-updated_at", "-id")
+    )
+
+
+# --- import jobs ----------------------------------------------------------------------------------------
+
+
+def import_jobs_all() -> QuerySet[ImportJob]:
+    """Every import job, newest first (callers check can_manage_imports first)."""
+    return ImportJob.objects.select_related("created_by").order_by("-created_at", "-id")

@@ -1,0 +1,297 @@
+"""Reads of published studies, for everyone (no login): summary, taxonomy with counts, dataset, agreement.
+
+Only studies in the "published" phase are found; any other slug is a 404, so an unpublished study's
+existence is not revealed. Raters appear as R1, R2, ... (in the order they joined the study),
+adjudicators as A1, owners as O1; names in free text are replaced the same way.
+"""
+
+from collections import Counter, defaultdict
+from typing import Any
+
+from django.db.models import Count, Max, Prefetch, Q, QuerySet
+from django.http import Http404
+
+from annotator.exports.pseudonyms import pseudonymise, redact
+from annotator.models import Annotation, AnnotationValue, PhaseChange, Resolution, Study, StudyMember
+from taxonomy.models import Category
+
+PUBLISHED = Study.Phase.PUBLISHED
+ROLE_PREFIX = {StudyMember.Role.RATER: "R", StudyMember.Role.ADJUDICATOR: "A", StudyMember.Role.OWNER: "O"}
+
+
+# --- category counts (also used by the members' API) ---------------------------------------------------
+
+
+def category_counts(*, study: Study, source: str) -> dict[str, Any]:
+    """How often each category was chosen: ``final`` in the resolved final labels, ``raters`` in submitted annotations.
+
+    Excluded issues (or annotations) are counted apart. One or three queries whatever the size of the study.
+    """
+    counts: Counter = Counter()
+    issues = excluded = 0
+    if source == "final":
+        rows = Resolution.objects.filter(study_issue__study=study, status=Resolution.Status.RESOLVED).values_list(
+            "excluded", "values"
+        )
+        for is_excluded, values in rows.iterator(chunk_size=2000):
+            issues += 1
+            if is_excluded:
+                excluded += 1
+                continue
+            for ids in (values or {}).values():
+                counts.update(int(i) for i in ids or [])
+    else:
+        submitted = Annotation.objects.filter(assignment__study_issue__study=study, submitted_at__isnull=False)
+        issues = submitted.count()
+        excluded = submitted.filter(excluded=True).count()
+        counted = (
+            AnnotationValue.objects.filter(annotation__in=submitted.filter(excluded=False))
+            .values("category_id")
+            .annotate(n=Count("id"))
+        )
+        counts.update({row["category_id"]: row["n"] for row in counted})
+    return {"issues": issues, "excluded": excluded, "counts": counts}
+
+
+def categories_of_version(*, study: Study) -> list[Category]:
+    """The categories of the study's dimensions (all of its taxonomy version's when none was chosen)."""
+    dimension_ids = [d.pk for d in study.dimensions.all()]
+    categories = Category.objects.filter(dimension__version_id=study.taxonomy_version_id).select_related("dimension")
+    if dimension_ids:
+        categories = categories.filter(dimension_id__in=dimension_ids)
+    return list(categories.order_by("dimension__order", "dimension__key", "order", "name", "pk"))
+
+
+def counts_by_dimension(categories: list[Category], counts: Counter, *, full: bool = False) -> list[dict[str, Any]]:
+    """Categories grouped by dimension (tree order: parents first), each with its count and its subtree's total.
+
+    ``full`` adds what a reader of the taxonomy needs: definition, examples, provenance and flags.
+    """
+    children: dict[int | None, list[Category]] = defaultdict(list)
+    for category in categories:
+        children[category.parent_id].append(category)
+    known = {c.pk for c in categories}
+    totals: dict[int, int] = {}
+
+    def total(category: Category) -> int:
+        if category.pk not in totals:
+            totals[category.pk] = counts.get(category.pk, 0) + sum(total(c) for c in children[category.pk])
+        return totals[category.pk]
+
+    def row(category: Category, depth: int) -> dict[str, Any]:
+        out = {
+            "id": category.pk,
+            "code": category.code,
+            "name": category.name,
+            "parent": category.parent_id,
+            "depth": depth,
+            "selectable": category.selectable,
+            "count": counts.get(category.pk, 0),
+            "total": total(category),
+        }
+        if full:
+            out.update(
+                definition=category.definition,
+                examples=list(category.examples or []),
+                provenance=category.provenance,
+                distributed_specific=category.distributed_specific,
+                deprecated=category.deprecated,
+            )
+        return out
+
+    dimensions: dict[int, dict[str, Any]] = {}
+    for category in categories:
+        dim = category.dimension
+        dimensions.setdefault(
+            dim.pk,
+            {
+                "key": dim.key,
+                "name": dim.name,
+                "help_text": dim.help_text,
+                "multi_valued": dim.multi_valued,
+                "required": dim.required,
+                "categories": [],
+            },
+        )
+    for category in categories:
+        if category.parent_id is not None and category.parent_id in known:
+            continue
+        stack = [(category, 1)]
+        while stack:  # depth first, in display order
+            node, depth = stack.pop()
+            dimensions[node.dimension_id]["categories"].append(row(node, depth))
+            stack.extend((child, depth + 1) for child in reversed(children[node.pk]))
+    return list(dimensions.values())
+
+
+# --- published studies ----------------------------------------------------------------------------------
+
+
+def published_studies() -> QuerySet[Study]:
+    return (
+        Study.objects.filter(phase=PUBLISHED)
+        .annotate(published_on=Max("phase_changes__at", filter=Q(phase_changes__to_phase=PUBLISHED)))
+        .select_related("taxonomy_version__taxonomy")
+        .prefetch_related("dimensions")
+        .order_by("name", "id")
+    )
+
+
+def resolved_counts(*, study_ids: list[int]) -> dict[int, dict[str, int]]:
+    """Resolved and excluded issues per study, in one aggregate query for any number of studies."""
+    counts = {pk: {"issues": 0, "excluded": 0} for pk in study_ids}
+    rows = (
+        Resolution.objects.filter(study_issue__study_id__in=study_ids, status=Resolution.Status.RESOLVED)
+        .values("study_issue__study_id")
+        .annotate(issues=Count("id"), excluded=Count("id", filter=Q(excluded=True)))
+    )
+    for row in rows:
+        counts[row["study_issue__study_id"]] = {"issues": row["issues"], "excluded": row["excluded"]}
+    return counts
+
+
+def published_study_get(*, slug: str) -> Study:
+    """The published study with this slug; 404 for any other (unpublished studies are not revealed)."""
+    study = published_studies().filter(slug=slug).first()
+    if study is None:
+        raise Http404("No published study has this address.")
+    return study
+
+
+def published_at(*, study: Study):
+    """When the study was (last) published: annotated by published_studies(), else one query."""
+    if hasattr(study, "published_on"):  # None when the phase was set without a recorded change
+        return study.published_on or study.updated_at
+    change = PhaseChange.objects.filter(study=study, to_phase=PUBLISHED).order_by("-at", "-id").first()
+    return change.at if change else study.updated_at
+
+
+def member_pseudonyms(*, study: Study) -> dict[int, str]:
+    """user id -> R1, R2, ... for raters (A1 for adjudicators, O1 for owners), numbered in the order they joined."""
+    members = list(StudyMember.objects.filter(study=study).order_by("added_at", "id").values_list("user_id", "role"))
+    mapping: dict[int, str] = {}
+    for role in (StudyMember.Role.RATER, StudyMember.Role.ADJUDICATOR, StudyMember.Role.OWNER):
+        ids = [str(user_id) for user_id, r in members if r == role and user_id not in mapping]
+        for user_id, pseudonym in pseudonymise(ids, prefix=ROLE_PREFIX[role]).items():
+            mapping[int(user_id)] = pseudonym
+    return mapping
+
+
+def _name_mapping(study: Study, pseudonyms: dict[int, str]) -> dict[str, str]:
+    """Every way a member may be named in free text (username, display and full name) -> their pseudonym."""
+    names: dict[str, str] = {}
+    users = StudyMember.objects.filter(study=study).select_related("user")
+    for member in users:
+        user = member.user
+        for name in (user.username, user.display_name, user.get_full_name()):
+            if name and name.strip() and user.pk in pseudonyms:
+                names.setdefault(name.strip(), pseudonyms[user.pk])
+    return names
+
+
+def dataset_queryset(*, study: Study) -> QuerySet[Resolution]:
+    """The final labels in sample order; the page's raters' annotations are read with ``dataset_rows``."""
+    return (
+        Resolution.objects.filter(study_issue__study=study, status=Resolution.Status.RESOLVED)
+        .select_related("study_issue__issue__repository", "study_issue__round")
+        .order_by("study_issue__position")
+    )
+
+
+class DatasetContext:
+    """What every page of the dataset shares: category codes and pseudonyms (read once per request)."""
+
+    def __init__(self, study: Study):
+        self.study = study
+        categories = categories_of_version(study=study)
+        self.codes = {c.pk: c.code for c in categories}
+        self.dimension_keys = sorted({c.dimension.key for c in categories})
+        self.pseudonyms = member_pseudonyms(study=study)
+        self.names = _name_mapping(study, self.pseudonyms)
+
+    def codes_of(self, ids) -> list[str]:
+        return [self.codes.get(int(i), str(i)) for i in ids or []]
+
+
+def dataset_rows(*, context: DatasetContext, resolutions: list[Resolution]) -> list[dict[str, Any]]:
+    """One row per resolved issue: the final labels (category codes) and each rater's, pseudonymised."""
+    study_issue_ids = [r.study_issue_id for r in resolutions]
+    annotations = (
+        Annotation.objects.filter(assignment__study_issue_id__in=study_issue_ids, submitted_at__isnull=False)
+        .select_related("assignment")
+        .prefetch_related(Prefetch("values", queryset=AnnotationValue.objects.select_related("dimension")))
+        .order_by("assignment__rater_id")
+    )
+    by_issue: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for annotation in annotations:
+        labels: dict[str, list[int]] = {}
+        for value in annotation.values.all():
+            labels.setdefault(value.dimension.key, []).append(value.category_id)
+        by_issue[annotation.assignment.study_issue_id].append(
+            {
+                "rater": context.pseudonyms.get(annotation.assignment.rater_id, "R?"),
+                "excluded": annotation.excluded,
+                "excluded_reason": annotation.excluded_reason,
+                "labels": {key: context.codes_of(sorted(ids)) for key, ids in sorted(labels.items())},
+            }
+        )
+    rows = []
+    for resolution in resolutions:
+        study_issue = resolution.study_issue
+        issue = study_issue.issue
+        raters = sorted(by_issue.get(study_issue.pk, []), key=lambda r: (len(r["rater"]), r["rater"]))
+        rows.append(
+            {
+                "position": study_issue.position,
+                "round": study_issue.round.number,
+                "issue": {
+                    "url": issue.url,
+                    "repository": issue.repository.full_name if issue.repository_id else None,
+                    "number": issue.number,
+                    "kind": issue.kind,
+                    "title": issue.title,
+                },
+                "excluded": resolution.excluded,
+                "labels": {key: context.codes_of(ids) for key, ids in sorted((resolution.values or {}).items())},
+                "methods": dict(resolution.methods or {}),
+                "method": resolution.method,
+                "disagreements": resolution.disagreements,
+                "disagreement_reason": resolution.disagreement_reason,
+                "note": redact(resolution.note, context.names),
+                "raters": raters,
+            }
+        )
+    return rows
+
+
+def pseudonymised_agreement(*, report: dict[str, Any], pseudonyms: dict[int, str]) -> dict[str, Any]:
+    """The agreement report with rater ids and names replaced by R1, R2, ... everywhere they appear."""
+
+    def alias(rater_id) -> str:
+        return pseudonyms.get(int(rater_id), "R?")
+
+    def pair(p: dict[str, Any]) -> dict[str, Any]:
+        raters = [alias(r) for r in p.get("raters", [])]
+        return {**p, "key": "-".join(raters), "raters": raters, "names": raters}
+
+    out = {k: v for k, v in report.items() if k not in {"raters", "pairs", "dimensions", "filters"}}
+    out["raters"] = [alias(r["id"]) for r in report.get("raters", [])]
+    out["pairs"] = [pair(p) for p in report.get("pairs", [])]
+    dimensions = []
+    for dim in report.get("dimensions", []):
+        dim = dict(dim)
+        if "per_pair" in dim:
+            dim["per_pair"] = [_pseudonymous_pair_row(row, alias) for row in dim["per_pair"]]
+        after = dict(dim.get("after") or {})
+        after["rows"] = [
+            {**row, "rater": alias(row["rater"]), "name": alias(row["rater"])} for row in after.get("rows", [])
+        ]
+        dim["after"] = after
+        dimensions.append(dim)
+    out["dimensions"] = dimensions
+    return out
+
+
+def _pseudonymous_pair_row(row: dict[str, Any], alias) -> dict[str, Any]:
+    names = [alias(rater_id) for rater_id in str(row["pair"]).split("-")]
+    return {**row, "pair": "-".join(names), "names": names}
