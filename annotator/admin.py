@@ -122,3 +122,6 @@ class ResolutionAdmin(ReadOnlyUnlessSuperuserMixin, admin.ModelAdmin):
 @admin.register(ResolutionHistory)
 class ResolutionHistoryAdmin(AppendOnlyMixin, admin.ModelAdmin):
     list_display = ["resolution", "action", "actor", "version", "at"]
+
+
+from annotator import admin_disagreements  # noqa: E402, F401 - registers the Disagreements admin

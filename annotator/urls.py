@@ -1,11 +1,35 @@
-from .views import github, imports, issues, labelling, studies
+from .views import (
+    adjudication,
+    agreement,
+    cardsort,
+    exports,
+    github,
+    history,
+    imports,
+    issues,
+    labelling,
+    public,
+    report,
+    sheets,
+    studies,
+    study_version,
+)
 
 app_name = "annotator"
 
 urlpatterns = [
+    *sheets.urlpatterns,
+    *cardsort.urlpatterns,
+    *study_version.urlpatterns,
     *issues.urlpatterns,
     *imports.urlpatterns,
     *studies.urlpatterns,
     *labelling.urlpatterns,
     *github.urlpatterns,
+    *agreement.urlpatterns,
+    *adjudication.urlpatterns,
+    *history.urlpatterns,
+    *public.urlpatterns,
+    *exports.urlpatterns,
+    *report.urlpatterns,
 ]

@@ -51,6 +51,32 @@ class RaterAssignmentOutputSerializer(serializers.ModelSerializer):
         return reverse("annotator:label", args=[assignment.study_issue.study_id, assignment.pk])
 
 
+class RaterAssignmentPageInputSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(
+        choices=Assignment.Status.choices,
+        required=False,
+        allow_blank=True,
+        help_text="Only assignments in this status.",
+    )
+    after = serializers.IntegerField(
+        required=False, min_value=0, help_text="Queue position to continue after (from the `next` link)."
+    )
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=200, default=50, help_text="Page size.")
+
+    def validate(self, attrs: dict) -> dict:
+        if "offset" in self.initial_data:
+            raise serializers.ValidationError(
+                {"offset": ["This list pages by queue position: follow the `next` link (or pass `after`)."]}
+            )
+        return attrs
+
+
+class RaterAssignmentPageOutputSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="All my assignments in the study (in this status, if filtered).")
+    next = serializers.URLField(allow_null=True, help_text="The following page; null on the last one.")
+    results = RaterAssignmentOutputSerializer(many=True)
+
+
 class RaterProgressOutputSerializer(serializers.Serializer):
     round = serializers.IntegerField(source="study_issue__round__number")
     done = serializers.IntegerField()
@@ -95,7 +121,9 @@ class AnnotationOutputSerializer(serializers.ModelSerializer):
         ]
 
     def get_values(self, annotation) -> dict[str, list[int]]:
-        return annotation_values(annotation)
+        # A service that has just written the labels hands them over: no need to read them back.
+        current = getattr(annotation, "current_values", None)
+        return current if current is not None else annotation_values(annotation)
 
 
 class AnnotationDraftInputSerializer(serializers.Serializer):

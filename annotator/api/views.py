@@ -4,6 +4,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from annotator.api.serializers import (
@@ -11,12 +12,16 @@ from annotator.api.serializers import (
     AnnotationOutputSerializer,
     AnnotationSubmitInputSerializer,
     RaterAssignmentOutputSerializer,
+    RaterAssignmentPageInputSerializer,
+    RaterAssignmentPageOutputSerializer,
     RaterNextAssignmentOutputSerializer,
 )
 from annotator.selectors.labelling import (
+    annotation_get_for_change,
     annotation_get_for_user,
     assignment_next_for_rater,
-    assignments_for_rater,
+    assignment_page_for_rater,
+    rater_assignment_count,
     rater_progress,
 )
 from annotator.selectors.studies import study_get_for_user
@@ -58,20 +63,28 @@ class RaterMyAssignmentsApi(APIView):
     @extend_schema(
         tags=TAGS,
         operation_id="study_assignments_mine",
-        summary="My assignments in a study, in queue order (paginated with limit/offset)",
-        responses={200: RaterAssignmentOutputSerializer(many=True), 404: ERRORS[404]},
+        summary="My assignments in a study, in queue order (keyset pages: follow `next`)",
+        parameters=[RaterAssignmentPageInputSerializer],
+        responses={200: RaterAssignmentPageOutputSerializer, 400: ERRORS[400], 404: ERRORS[404]},
     )
     def get(self, request: Request, pk: int) -> Response:
-        from rest_framework.pagination import LimitOffsetPagination
-
         study = study_get_for_user(user=request.user, pk=pk)
-        queryset = assignments_for_rater(rater=request.user, study=study)
-        status = request.query_params.get("status")
-        if status:
-            queryset = queryset.filter(status=status)
-        paginator = LimitOffsetPagination()
-        page = paginator.paginate_queryset(queryset, request, view=self)
-        return paginator.get_paginated_response(RaterAssignmentOutputSerializer(page, many=True).data)
+        query = RaterAssignmentPageInputSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        status, limit = query.validated_data.get("status") or None, query.validated_data["limit"]
+        page, after = assignment_page_for_rater(
+            rater=request.user, study=study, status=status, after=query.validated_data.get("after"), limit=limit
+        )
+        following = None
+        if after is not None:
+            following = replace_query_param(request.build_absolute_uri(), "after", after)
+        return Response(
+            {
+                "count": rater_assignment_count(rater=request.user, study=study, status=status),
+                "next": following,
+                "results": RaterAssignmentOutputSerializer(page, many=True).data,
+            }
+        )
 
 
 class AnnotationDetailApi(APIView):
@@ -88,10 +101,6 @@ class AnnotationDetailApi(APIView):
         return Response(AnnotationOutputSerializer(annotation).data)
 
 
-def _refetched(request: Request, pk: int) -> dict:
-    return AnnotationOutputSerializer(annotation_get_for_user(user=request.user, pk=pk)).data
-
-
 class AnnotationDraftApi(APIView):
     permission_classes = [IsAuthenticated]
 
@@ -103,11 +112,11 @@ class AnnotationDraftApi(APIView):
         responses={200: AnnotationOutputSerializer, **ERRORS},
     )
     def put(self, request: Request, pk: int) -> Response:
-        annotation = annotation_get_for_user(user=request.user, pk=pk)
+        annotation = annotation_get_for_change(user=request.user, pk=pk)
         data = AnnotationDraftInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        annotation_save_draft(annotation=annotation, actor=request.user, **data.to_service_kwargs())
-        return Response(_refetched(request, pk))
+        saved = annotation_save_draft(annotation=annotation, actor=request.user, **data.to_service_kwargs())
+        return Response(AnnotationOutputSerializer(saved).data)
 
 
 class AnnotationSubmitApi(APIView):
@@ -121,8 +130,8 @@ class AnnotationSubmitApi(APIView):
         responses={200: AnnotationOutputSerializer, **ERRORS},
     )
     def post(self, request: Request, pk: int) -> Response:
-        annotation = annotation_get_for_user(user=request.user, pk=pk)
+        annotation = annotation_get_for_change(user=request.user, pk=pk)
         data = AnnotationSubmitInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        annotation_submit(annotation=annotation, actor=request.user, **data.to_service_kwargs())
-        return Response(_refetched(request, pk))
+        submitted = annotation_submit(annotation=annotation, actor=request.user, **data.to_service_kwargs())
+        return Response(AnnotationOutputSerializer(submitted).data)

@@ -1,7 +1,12 @@
 """Models of the annotator app, one module per part of the domain."""
 
+from .disagreements import Disagreement as Disagreement
+from .evolution import ProposalDecision, StudyVersionMove
+from .exports import ExportJob as ExportJob
 from .imports import ImportJob
 from .issues import Comment, Issue, IssueLink, Repository, RepositoryAlias
+from .phases import PhaseChange
+from .studies import RaterProgress as RaterProgress
 from .studies import (
     Annotation,
     AnnotationHistory,
@@ -24,6 +29,8 @@ __all__ = [
     "ImportJob",
     "Issue",
     "IssueLink",
+    "PhaseChange",
+    "ProposalDecision",
     "Repository",
     "RepositoryAlias",
     "Resolution",
@@ -32,4 +39,5 @@ __all__ = [
     "StudyIssue",
     "StudyMember",
     "StudyRound",
+    "StudyVersionMove",
 ]

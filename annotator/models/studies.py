@@ -34,6 +34,9 @@ class Study(TimeStampedModel):
     phase = models.CharField(max_length=15, choices=Phase.choices, default=Phase.PILOT)
     agreement_threshold = models.DecimalField(max_digits=4, decimal_places=3, default=0.8)
     pilot_size = models.PositiveIntegerField(default=0)
+    anonymous_adjudication = models.BooleanField(
+        default=False, help_text='Adjudicators see "Rater 1" / "Rater 2" instead of the raters\' names.'
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="created_studies"
     )
@@ -135,6 +138,10 @@ class Assignment(models.Model):
     assigned_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
+    # Copies of study_issue.study / .position, so "my next open issue" is one index range scan
+    # (the partial index below) instead of a join sorted over the rater's whole queue.
+    study = models.ForeignKey(Study, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["study_issue__position", "rater_id"]
@@ -144,10 +151,56 @@ class Assignment(models.Model):
                 condition=~Q(status="skipped") | ~Q(skip_reason=""), name="assignment_skip_has_reason"
             ),
         ]
-        indexes = [models.Index(fields=["rater", "status"], name="assignment_rater_status_idx")]
+        indexes = [
+            models.Index(fields=["rater", "status"], name="assignment_rater_status_idx"),
+            models.Index(
+                fields=["rater", "study", "position"],
+                condition=Q(status__in=["assigned", "drafted"]),
+                name="assignment_open_queue_idx",
+            ),
+            models.Index(fields=["rater", "status", "submitted_at"], name="assignment_rater_submitted_idx"),
+            # The rater's whole queue in order: keyset pages of "my assignments", previous / next on the page.
+            models.Index(fields=["rater", "study", "position"], name="assignment_rater_queue_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.rater} on {self.study_issue} ({self.status})"
+
+
+class RaterProgress(models.Model):
+    """How many of one rater's assignments in one round are in each status.
+
+    Derived data, kept so "done / total" never counts a rater's whole queue: the services that create
+    assignments or change their status adjust it in the same transaction (F() updates), and
+    `manage.py rebuild_progress` recounts it from the assignments.
+    """
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="+")
+    round = models.ForeignKey(StudyRound, on_delete=models.CASCADE, related_name="rater_progress")
+    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # One counter per Assignment.Status value, named after it.
+    assigned = models.IntegerField(default=0)
+    drafted = models.IntegerField(default=0)
+    submitted = models.IntegerField(default=0)
+    skipped = models.IntegerField(default=0)
+
+    class Meta:
+        ordering = ["study", "round", "rater"]
+        verbose_name_plural = "rater progress"
+        constraints = [
+            models.UniqueConstraint(fields=["study", "rater", "round"], name="rater_progress_unique"),
+            models.CheckConstraint(
+                condition=Q(assigned__gte=0) & Q(drafted__gte=0) & Q(submitted__gte=0) & Q(skipped__gte=0),
+                name="rater_progress_not_negative",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rater} in {self.round}: {self.submitted}/{self.total}"
+
+    @property
+    def total(self) -> int:
+        return self.assigned + self.drafted + self.submitted + self.skipped
 
 
 class Annotation(TimeStampedModel):
@@ -239,19 +292,67 @@ class AnnotationHistory(models.Model):
 
 
 class Resolution(models.Model):
-    """The final label of one issue in a study, after comparing the raters' annotations."""
+    """The final label of one issue in a study, after comparing the raters' annotations.
+
+    Created when every rater of the issue has submitted: dimensions the raters agree on are decided
+    at once (unanimous), the others stay pending until an adjudicator decides them.
+    """
 
     class Method(models.TextChoices):
         UNANIMOUS = "unanimous", "Unanimous"
-        NEGOTIATED = "negotiated", "Negotiated"
-        ADJUDICATED = "adjudicated", "Adjudicated"
+        NEGOTIATED = "negotiated", "Negotiated by the raters together"
+        ADJUDICATED = "adjudicated", "Decided by the adjudicator"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for adjudication"
+        SENT_BACK = "sent_back", "Sent back to the raters"
+        RESOLVED = "resolved", "Resolved"
+
+    class Reason(models.TextChoices):
+        NONE = "", "—"
+        AMBIGUOUS_TEXT = "ambiguous_text", "Ambiguous issue text"
+        GUIDELINE_GAP = "guideline_gap", "Guideline gap"
+        TAXONOMY_GAP = "taxonomy_gap", "Taxonomy gap or overlap"
+        RATER_ERROR = "rater_error", "Rater error"
+        OTHER = "other", "Other"
+
+    # Pseudo-dimension key for "one rater excluded the issue, the other did not".
+    EXCLUDED_KEY = "excluded"
 
     study_issue = models.OneToOneField(StudyIssue, on_delete=models.PROTECT, related_name="resolution")
-    # {dimension_key: [category ids]}
-    values = models.JSONField(default=dict, blank=True)
+    values = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=(
+            "Final labels: {dimension_key: [category ids]} (ids sorted; [] when an optional dimension is left "
+            "empty). Only decided dimensions appear; a pending dimension is absent. {} when excluded."
+        ),
+    )
+    methods = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=(
+            "How each decided dimension was reached: {dimension_key: 'unanimous' | 'negotiated' | 'adjudicated'}; "
+            "the key 'excluded' appears when the raters disagreed about excluding the issue."
+        ),
+    )
+    disagreement_keys = models.CharField(
+        max_length=2000,
+        blank=True,
+        help_text="Dimension keys the raters disagreed on (and 'excluded'), as ',a,b,' so a key is found by ',key,'.",
+    )
+    disagreement_count = models.PositiveSmallIntegerField(default=0)
+    # Resolved by default: code that records a final label (e.g. an import of a prior study) gets a final
+    # label; the automatic comparison sets pending explicitly while a dimension is in dispute.
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RESOLVED)
     excluded = models.BooleanField(default=False)
-    method = models.CharField(max_length=12, choices=Method.choices)
-    disagreement_reason = models.CharField(max_length=200, blank=True)
+    method = models.CharField(
+        max_length=12,
+        choices=Method.choices,
+        blank=True,
+        help_text="Overall: the least direct method of any dimension; empty while pending.",
+    )
+    disagreement_reason = models.CharField(max_length=200, choices=Reason.choices, blank=True)
     note = models.TextField(blank=True)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="resolutions"
@@ -261,16 +362,28 @@ class Resolution(models.Model):
 
     class Meta:
         ordering = ["study_issue"]
-        constraints = [models.CheckConstraint(condition=Q(version__gte=1), name="resolution_version_positive")]
+        constraints = [
+            models.CheckConstraint(condition=Q(version__gte=1), name="resolution_version_positive"),
+            models.CheckConstraint(
+                condition=~Q(status="resolved") | ~Q(method=""), name="resolution_resolved_has_method"
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "disagreement_count"], name="resolution_status_count_idx")]
 
     def __str__(self) -> str:
-        return f"resolution of {self.study_issue} ({self.method})"
+        return f"resolution of {self.study_issue} ({self.get_status_display()})"
+
+    @property
+    def disagreements(self) -> list[str]:
+        return [key for key in self.disagreement_keys.split(",") if key]
 
 
 class ResolutionHistory(models.Model):
     class Action(models.TextChoices):
+        AUTO = "auto", "Compared automatically"
         RECORD = "record", "Recorded"
         REVISE = "revise", "Revised"
+        SEND_BACK = "send_back", "Sent back to the raters"
 
     resolution = models.ForeignKey(Resolution, on_delete=models.PROTECT, related_name="history")
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models import Count
 
 from annotator.models import Annotation, AnnotationHistory, Assignment, Study, StudyIssue, StudyMember, StudyRound
+from annotator.services.progress import rater_progress_add, rater_progress_move
 from core.errors import ConflictError, DomainError
 
 MODE_BALANCED = "balanced"
@@ -109,14 +110,19 @@ def assignments_create_for_round(
     )
     assignments = Assignment.objects.bulk_create(
         [
-            Assignment(study_issue=study_issue, rater_id=rater_id)
+            Assignment(study_issue=study_issue, rater_id=rater_id, study=study, position=study_issue.position)
             for study_issue, chosen in zip(study_issues, plan, strict=True)
             for rater_id in chosen
         ],
         batch_size=2000,
     )
     Annotation.objects.bulk_create([Annotation(assignment=a) for a in assignments], batch_size=2000)
+    rater_progress_add(study=study, study_round=study_round, rater_ids=[a.rater_id for a in assignments])
     return assignments
+
+
+def _lock_assignment(assignment: Assignment) -> Assignment:
+    return Assignment.objects.select_for_update(of=("self",)).select_related("study_issue").get(pk=assignment.pk)
 
 
 @transaction.atomic
@@ -125,12 +131,14 @@ def assignment_skip(*, assignment: Assignment, actor, reason: str) -> Assignment
     reason = reason.strip()
     if not reason:
         raise DomainError("Say why you skip this issue, so the study owner can act on it.", field="reason")
-    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    locked = _lock_assignment(assignment)
     if locked.status == Assignment.Status.SUBMITTED:
         raise ConflictError("This issue is already submitted; it cannot be skipped.")
+    old = locked.status
     locked.status = Assignment.Status.SKIPPED
     locked.skip_reason = reason[:500]
     locked.save(update_fields=["status", "skip_reason"])
+    rater_progress_move(assignment=locked, old=old, new=locked.status)
     annotation = locked.annotation
     AnnotationHistory.objects.create(
         annotation=annotation,
@@ -145,10 +153,11 @@ def assignment_skip(*, assignment: Assignment, actor, reason: str) -> Assignment
 @transaction.atomic
 def assignment_unskip(*, assignment: Assignment, actor) -> Assignment:
     """Back into the queue: drafted if the rater had started, else assigned."""
-    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    locked = _lock_assignment(assignment)
     if locked.status != Assignment.Status.SKIPPED:
         return locked
     locked.status = Assignment.Status.DRAFTED if locked.started_at else Assignment.Status.ASSIGNED
     locked.skip_reason = ""
     locked.save(update_fields=["status", "skip_reason"])
+    rater_progress_move(assignment=locked, old=Assignment.Status.SKIPPED, new=locked.status)
     return locked

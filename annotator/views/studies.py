@@ -96,8 +96,18 @@ def study_edit(request: HttpRequest, pk: int) -> HttpResponse:
         raise PermissionDenied("Only the study's owner can change it.")
     form = StudyUpdateForm(request.POST)
     if form.is_valid():
-        study_update(study=study, actor=request.user, **form.cleaned_data)
-        messages.success(request, "Study updated.")
+        from annotator.services.agreement import study_leave_pilot
+
+        data = dict(form.cleaned_data)
+        try:
+            if study.phase == study.Phase.PILOT and data["phase"] != study.Phase.PILOT:
+                # Leaving the pilot goes through the agreement gate (overrides: on the agreement page).
+                study_leave_pilot(study=study, actor=request.user, to_phase=data.pop("phase"))
+            study_update(study=study, actor=request.user, **data)
+        except DomainError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, "Study updated.")
     else:
         messages.error(request, "The study was not changed: check the phase and guidelines.")
     return redirect("annotator:study_detail", pk=study.pk)

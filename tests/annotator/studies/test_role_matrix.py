@@ -143,7 +143,7 @@ WRITES = [
     (
         "edit study",
         "/studies/{study}/edit/",
-        {"phase": "published", "guidelines": "changed"},
+        {"phase": "pilot", "guidelines": "changed"},
         {
             "anonymous": 302,
             "outsider": 404,

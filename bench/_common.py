@@ -1,0 +1,316 @@
+"""Helpers shared by the benchmarks: the machine, timing statistics, scratch databases, a served app, the report.
+
+Nothing here imports Django at module level: a benchmark points DATABASE_URL at its scratch
+database first and only then calls `django_setup()`.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCHMARKS_MD = ROOT / "docs" / "benchmarks.md"
+
+
+# --------------------------------------------------------------------------- machine
+
+
+def machine() -> str:
+    """CPU model, cores, memory and Python version, for the report."""
+    cpu = platform.processor() or platform.machine()
+    memory = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                memory = f", {int(line.split()[1]) / 1024 / 1024:.1f} GiB RAM"
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores{memory}, Python {platform.python_version()}"
+
+
+def today() -> str:
+    return f"{datetime.now(UTC):%Y-%m-%d}"
+
+
+# --------------------------------------------------------------------------- timing
+
+
+@dataclass(frozen=True)
+class Stats:
+    n: int
+    median_ms: float
+    p95_ms: float
+    mean_ms: float
+    min_ms: float
+    max_ms: float
+
+
+def stats(seconds: Sequence[float]) -> Stats:
+    """Median, nearest-rank 95th percentile, mean, min and max of durations given in seconds."""
+    if not seconds:
+        raise ValueError("no samples")
+    ms = sorted(s * 1000 for s in seconds)
+    rank = max(1, -(-95 * len(ms) // 100))  # nearest-rank: ceil(0.95 n)
+    return Stats(
+        n=len(ms),
+        median_ms=statistics.median(ms),
+        p95_ms=ms[rank - 1],
+        mean_ms=statistics.fmean(ms),
+        min_ms=ms[0],
+        max_ms=ms[-1],
+    )
+
+
+@contextmanager
+def stopwatch() -> Iterator[list[float]]:
+    """with stopwatch() as elapsed: ... ; elapsed[0] is the duration in seconds."""
+    box: list[float] = []
+    start = time.perf_counter()
+    try:
+        yield box
+    finally:
+        box.append(time.perf_counter() - start)
+
+
+# --------------------------------------------------------------------------- scratch databases
+
+
+def with_database(url: str, name: str) -> str:
+    """The same server URL pointing at another database."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, ""))
+
+
+def _admin_connection(server_url: str):
+    import psycopg2
+
+    conn = psycopg2.connect(with_database(server_url, "postgres"))
+    conn.autocommit = True  # CREATE/DROP DATABASE refuse to run inside a transaction
+    return conn
+
+
+def _check_name(name: str) -> None:
+    if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
+        raise SystemExit(f"database name {name!r} must be a plain lower-case identifier")
+
+
+def postgres_recreate(server_url: str, name: str) -> str:
+    """Drop and create a scratch PostgreSQL database; returns its URL."""
+    _check_name(name)
+    conn = _admin_connection(server_url)
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            cursor.execute(f"CREATE DATABASE {name}")
+    finally:
+        conn.close()
+    return with_database(server_url, name)
+
+
+def postgres_drop(server_url: str, name: str) -> None:
+    _check_name(name)
+    conn = _admin_connection(server_url)
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    finally:
+        conn.close()
+
+
+@dataclass
+class ScratchDatabase:
+    """A database a benchmark may fill and throw away: PostgreSQL on a given server, or an SQLite file."""
+
+    url: str
+    vendor: str
+    drop: object  # callable, no arguments
+
+    def close(self) -> None:
+        self.drop()
+
+
+def postgres_exists(server_url: str, name: str) -> bool:
+    _check_name(name)
+    conn = _admin_connection(server_url)
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
+            return cursor.fetchone() is not None
+    finally:
+        conn.close()
+
+
+def scratch_database(
+    *, vendor: str, name: str, server_url: str = "", keep: bool = False, reuse: bool = False
+) -> ScratchDatabase:
+    """A fresh scratch database; with `reuse` (PostgreSQL only) an existing one of that name is kept as it is."""
+    if vendor == "postgresql":
+        if not server_url.startswith(("postgres://", "postgresql://")):
+            raise SystemExit(
+                "Set DATABASE_URL to a PostgreSQL server, e.g. postgres://postgres@127.0.0.1:5432/postgres"
+            )
+        if reuse and postgres_exists(server_url, name):
+            return ScratchDatabase(with_database(server_url, name), vendor, lambda: None)
+        url = postgres_recreate(server_url, name)
+        return ScratchDatabase(url, vendor, (lambda: None) if keep else (lambda: postgres_drop(server_url, name)))
+    directory = Path(tempfile.mkdtemp(prefix=f"{name}-"))
+    path = directory / f"{name}.sqlite3"
+
+    def remove() -> None:
+        if keep:
+            print(f"kept {path}")
+            return
+        for file in directory.glob("*"):
+            file.unlink()
+        directory.rmdir()
+
+    return ScratchDatabase(f"sqlite:///{path}", vendor, remove)
+
+
+# --------------------------------------------------------------------------- Django and a served app
+
+
+def served_env(database_url: str, **extra: str) -> dict[str, str]:
+    """Environment for the app with DEBUG off, over plain HTTP on 127.0.0.1 (no TLS redirect, no secure cookies)."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "DATABASE_URL": database_url,
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DEBUG": "0",
+            "SECRET_KEY": env.get("SECRET_KEY") or secrets.token_urlsafe(50),
+            "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
+            "SECURE_SSL_REDIRECT": "0",
+            "SESSION_COOKIE_SECURE": "0",
+            "CSRF_COOKIE_SECURE": "0",
+            "SECURE_HSTS_SECONDS": "0",
+            "STATIC_MANIFEST": "0",
+            "LOG_LEVEL": "WARNING",
+        }
+    )
+    env.update(extra)
+    return env
+
+
+def django_setup(database_url: str, **extra: str) -> None:
+    """Configure this process like the served app (same settings, same database) and set Django up."""
+    os.environ.update(served_env(database_url, **extra))
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def gunicorn(env: dict[str, str], *, workers: int = 2, port: int | None = None) -> Iterator[str]:
+    """Serve config.wsgi with gunicorn on 127.0.0.1; yields the base URL and stops the server afterwards."""
+    port = port or free_port()
+    binary = Path(sys.executable).with_name("gunicorn")
+    command = [str(binary), "config.wsgi:application", "--workers", str(workers), "--bind", f"127.0.0.1:{port}"]
+    command += ["--log-level", "warning", "--timeout", "120"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(base, process)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def _wait_until_up(base: str, process: subprocess.Popen, timeout: float = 60) -> None:
+    import requests
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"the server exited with code {process.returncode}")
+        try:
+            if requests.get(f"{base}/healthz", timeout=2).status_code < 500:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.2)
+    raise SystemExit(f"the server did not answer at {base} within {timeout:.0f} s")
+
+
+def http_login(base: str, username: str, password: str):
+    """A requests.Session logged in through the login form (CSRF token from the page)."""
+    import requests
+
+    session = requests.Session()
+    page = session.get(f"{base}/accounts/login/", timeout=30)
+    match = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
+    if not match:
+        raise SystemExit("no CSRF token on the login page")
+    response = session.post(
+        f"{base}/accounts/login/",
+        data={"username": username, "password": password, "csrfmiddlewaretoken": match.group(1)},
+        headers={"Referer": f"{base}/accounts/login/"},
+        allow_redirects=False,
+        timeout=30,
+    )
+    if response.status_code != 302:
+        raise SystemExit(f"login as {username} failed ({response.status_code})")
+    session.headers["X-CSRFToken"] = session.cookies.get("csrftoken", "")
+    session.headers["Referer"] = f"{base}/"
+    return session
+
+
+def database_version() -> str:
+    from django.db import connection
+
+    try:
+        with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                cursor.execute("SHOW server_version")
+                return "PostgreSQL " + cursor.fetchone()[0].split()[0]
+            if connection.vendor == "sqlite":
+                cursor.execute("select sqlite_version()")
+                return "SQLite " + cursor.fetchone()[0]
+    except Exception:  # the report must not fail over a version string
+        return connection.vendor
+    return connection.vendor
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def write_section(heading: str, body: str, *, path: Path = BENCHMARKS_MD) -> None:
+    """Replace the section `heading` (a "## ..." line) in docs/benchmarks.md, or append it at the end."""
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    section = f"{heading}\n\n{body.strip()}\n"
+    pattern = re.compile(rf"^{re.escape(heading)}\n.*?(?=^## |\Z)", re.S | re.M)
+    replaced, count = pattern.subn(lambda _: section + "\n", text)
+    text = replaced if count else text.rstrip("\n") + "\n\n" + section
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
