@@ -41,6 +41,6 @@ format: $(VENV)/.installed-dev
 browser:
 	bash scripts/install-browser.sh
 
-## bench: every benchmark (needs DATABASE_URL pointing at PostgreSQL for the import figures)
+## bench: every benchmark on the local PostgreSQL (BENCH_DATABASE_URL overrides); results in docs/benchmarks.md
 bench: $(VENV)/.installed-dev
 	bash bench/run_all.sh
