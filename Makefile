@@ -22,7 +22,7 @@ install-dev: $(VENV)/.installed-dev
 ## run: install, migrate, load taxonomies + demo study, serve http://127.0.0.1:$(PORT)
 run: $(VENV)/.installed
 	@DEBUG=$${DEBUG:-1} $(PY) manage.py migrate --noinput -v 0
-	@DEBUG=$${DEBUG:-1} $(PY) manage.py seed_demo
+	@DEBUG=$${DEBUG:-1} PORT=$(PORT) $(PY) manage.py seed_demo
 	DEBUG=$${DEBUG:-1} $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 ## test: install test dependencies and run the whole suite (PostgreSQL when DATABASE_URL is set)

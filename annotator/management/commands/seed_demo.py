@@ -3,6 +3,8 @@
 Idempotent: a second run finds everything in place and returns at once.
 """
 
+import json
+import os
 from pathlib import Path
 
 from django.conf import settings
@@ -49,9 +51,10 @@ class Command(BaseCommand):
         call_command("load_taxonomy", "--all", verbosity=0)
         users = self._accounts()
         if not Issue.objects.filter(url__in=self._demo_urls()).exists():
-            call_command("import_issues", str(DEMO_ISSUES), verbosity=0)
+            call_command("import_issues", str(DEMO_ISSUES), verbosity=0, no_progress=True)
         self._demo_study(users)
-        self.stdout.write(self.style.SUCCESS("Demo ready at http://127.0.0.1:8000 — log in as:"))
+        port = os.environ.get("PORT", "8000")
+        self.stdout.write(self.style.SUCCESS(f"Demo ready at http://127.0.0.1:{port} — log in as:"))
         for username, password, role in DEMO_ACCOUNTS:
             self.stdout.write(f"  {username:<12} password {password:<24} {role}")
 
@@ -71,8 +74,6 @@ class Command(BaseCommand):
         return users
 
     def _demo_urls(self) -> list[str]:
-        import json
-
         return [record["html_url"] for record in json.loads(DEMO_ISSUES.read_text(encoding="utf-8"))[:3]]
 
     def _demo_study(self, users: dict) -> None:
