@@ -11,12 +11,16 @@ from taxonomy.models import Taxonomy
 pytestmark = pytest.mark.django_db
 
 
+def demo_counts() -> tuple[int, int, int, int]:
+    return Issue.objects.count(), Study.objects.count(), Assignment.objects.count(), Taxonomy.objects.count()
+
+
 @override_settings(DEBUG=True)
 def test_seed_demo_builds_the_demo_once_and_a_second_run_changes_nothing(capsys):
     call_command("seed_demo")
     out = capsys.readouterr().out
     assert "rater_a" in out and "owner-demo-pass" in out
-    counts = (Issue.objects.count(), Study.objects.count(), Assignment.objects.count(), Taxonomy.objects.count())
+    counts = demo_counts()
     assert counts[0] == 30
     assert counts[1] == 1
     assert counts[2] == 20  # ten pilot issues, two raters each
