@@ -16,17 +16,21 @@ from annotator.models import (
 )
 
 
-class ReadOnlyUnlessSuperuserMixin:
-    """Staff may look (owners and adjudicators see all labels anyway); only superusers may change."""
+class ServiceWritesOnlyMixin:
+    """Staff may look; labels change only through the services, which keep the audit history.
+
+    Editing a label here would bypass optimistic locking and history, so nobody may, superusers
+    included: resolve in the Disagreements admin or on the adjudication page instead.
+    """
 
     def has_add_permission(self, request, obj=None):
-        return request.user.is_superuser
+        return False
 
     def has_change_permission(self, request, obj=None):
-        return request.user.is_superuser
+        return False
 
     def has_delete_permission(self, request, obj=None):
-        return request.user.is_superuser
+        return False
 
 
 class AppendOnlyMixin:
@@ -59,14 +63,14 @@ class StudyAdmin(admin.ModelAdmin):
 
 
 @admin.register(StudyRound)
-class StudyRoundAdmin(admin.ModelAdmin):
+class StudyRoundAdmin(ServiceWritesOnlyMixin, admin.ModelAdmin):
     list_display = ["study", "number", "kind", "size", "drawn", "pool_size", "seed", "created_at"]
     list_filter = ["kind"]
     readonly_fields = ["filters", "stratification", "seed", "size", "pool_size", "drawn", "created_by", "created_at"]
 
 
 @admin.register(StudyIssue)
-class StudyIssueAdmin(admin.ModelAdmin):
+class StudyIssueAdmin(ServiceWritesOnlyMixin, admin.ModelAdmin):
     list_display = ["study", "position", "issue", "round"]
     list_select_related = ["study", "issue__repository", "round__study"]
     raw_id_fields = ["issue", "round"]
@@ -74,7 +78,7 @@ class StudyIssueAdmin(admin.ModelAdmin):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(ServiceWritesOnlyMixin, admin.ModelAdmin):
     list_display = ["study_issue", "rater", "status", "assigned_at", "submitted_at"]
     list_filter = ["status"]
     list_select_related = ["study_issue__study", "study_issue__issue__repository", "rater"]
@@ -82,23 +86,14 @@ class AssignmentAdmin(admin.ModelAdmin):
     readonly_fields = ["assigned_at", "started_at", "submitted_at"]
 
 
-class AnnotationValueInline(admin.TabularInline):
+class AnnotationValueInline(ServiceWritesOnlyMixin, admin.TabularInline):
     model = AnnotationValue
     extra = 0
     raw_id_fields = ["category"]
 
-    def has_add_permission(self, request, obj=None):
-        return request.user.is_superuser
-
-    def has_change_permission(self, request, obj=None):
-        return request.user.is_superuser
-
-    def has_delete_permission(self, request, obj=None):
-        return request.user.is_superuser
-
 
 @admin.register(Annotation)
-class AnnotationAdmin(ReadOnlyUnlessSuperuserMixin, admin.ModelAdmin):
+class AnnotationAdmin(ServiceWritesOnlyMixin, admin.ModelAdmin):
     list_display = ["pk", "assignment", "excluded", "confidence", "version", "submitted_at", "frozen"]
     list_filter = ["frozen", "excluded"]
     list_select_related = ["assignment__study_issue__study", "assignment__rater", "assignment__study_issue__issue"]
@@ -113,7 +108,7 @@ class AnnotationHistoryAdmin(AppendOnlyMixin, admin.ModelAdmin):
 
 
 @admin.register(Resolution)
-class ResolutionAdmin(ReadOnlyUnlessSuperuserMixin, admin.ModelAdmin):
+class ResolutionAdmin(ServiceWritesOnlyMixin, admin.ModelAdmin):
     list_display = ["study_issue", "method", "decided_by", "decided_at", "version"]
     list_filter = ["method"]
     raw_id_fields = ["study_issue"]

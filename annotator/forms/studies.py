@@ -123,5 +123,7 @@ class SampleDrawForm(forms.Form):
 
 
 class StudyUpdateForm(forms.Form):
-    phase = forms.ChoiceField(choices=Study.Phase.choices)
+    # Publishing has checks of its own (every issue resolved, the taxonomy version frozen): it
+    # happens through the "Publish" button, never by picking the phase here.
+    phase = forms.ChoiceField(choices=[c for c in Study.Phase.choices if c[0] != Study.Phase.PUBLISHED])
     guidelines = forms.CharField(widget=forms.Textarea(attrs={"rows": 8}), required=False)
