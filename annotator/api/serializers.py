@@ -1,11 +1,18 @@
 """Serializers of the rater-flow API: separate input and output shapes, each with a unique name."""
 
+from datetime import UTC, timedelta
+from typing import Any
+
 from django.urls import reverse
+from django.utils import timezone
 from rest_framework import serializers
 
 from annotator.models import Annotation, Assignment
 from annotator.selectors.labelling import annotation_values
 from annotator.services.annotations import AnnotationInput
+
+URL_PLACEHOLDER = 987654321  # stands for the assignment id in a reversed URL
+ZERO = timedelta(0)
 
 
 class RaterIssueOutputSerializer(serializers.Serializer):
@@ -75,6 +82,59 @@ class RaterAssignmentPageOutputSerializer(serializers.Serializer):
     count = serializers.IntegerField(help_text="All my assignments in the study (in this status, if filtered).")
     next = serializers.URLField(allow_null=True, help_text="The following page; null on the last one.")
     results = RaterAssignmentOutputSerializer(many=True)
+
+
+def assignment_rows_data(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What RaterAssignmentOutputSerializer gives for each row of `assignment_page_for_rater`, built directly.
+
+    A page of 100 through nested serializers costs more than everything else in the request; the
+    shape is the same (a test compares the two).
+    """
+    zone = timezone.get_current_timezone()  # once per page: DRF's DateTimeField looks it up for every value
+    in_utc = zone.utcoffset(None) == ZERO and str(zone) == "UTC"
+
+    def when(value):
+        if value is None:
+            return None
+        if not (in_utc and value.tzinfo is UTC):  # converting UTC to UTC costs more than the rest
+            value = value.astimezone(zone)
+        text = value.isoformat()  # as DateTimeField renders ISO 8601
+        return text.removesuffix("+00:00") + "Z" if text.endswith("+00:00") else text
+
+    urls: dict[int, tuple[str, str]] = {}
+    data = []
+    for row in rows:
+        study = row["study"]
+        if study not in urls:  # one reverse() per page, not per row
+            sample = reverse("annotator:label", args=[study, URL_PLACEHOLDER])
+            urls[study] = tuple(sample.split(str(URL_PLACEHOLDER), 1))
+        prefix, suffix = urls[study]
+        owner, name = row["repository_owner"], row["repository_name"]
+        data.append(
+            {
+                "id": row["id"],
+                "study": study,
+                "position": row["position"],
+                "round": row["round"],
+                "status": row["status"],
+                "skip_reason": row["skip_reason"],
+                "assigned_at": when(row["assigned_at"]),
+                "started_at": when(row["started_at"]),
+                "submitted_at": when(row["submitted_at"]),
+                "annotation": row["annotation"],
+                "annotation_version": row["annotation_version"],
+                "issue": {
+                    "id": row["issue_id"],
+                    "title": row["issue_title"],
+                    "url": row["issue_url"],
+                    "number": row["issue_number"],
+                    "state": row["issue_state"],
+                    "repository": None if name is None else (f"{owner}/{name}" if owner else name),
+                },
+                "page_url": f"{prefix}{row['id']}{suffix}",
+            }
+        )
+    return data
 
 
 class RaterProgressOutputSerializer(serializers.Serializer):

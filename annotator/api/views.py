@@ -11,20 +11,21 @@ from annotator.api.serializers import (
     AnnotationDraftInputSerializer,
     AnnotationOutputSerializer,
     AnnotationSubmitInputSerializer,
-    RaterAssignmentOutputSerializer,
     RaterAssignmentPageInputSerializer,
     RaterAssignmentPageOutputSerializer,
     RaterNextAssignmentOutputSerializer,
+    RaterProgressOutputSerializer,
+    assignment_rows_data,
 )
 from annotator.selectors.labelling import (
     annotation_get_for_change,
     annotation_get_for_user,
-    assignment_next_for_rater,
+    assignment_next_row_for_rater,
     assignment_page_for_rater,
     rater_assignment_count,
     rater_progress,
+    study_get_with_roles,
 )
-from annotator.selectors.studies import study_get_for_user
 from annotator.services.annotations import annotation_save_draft, annotation_submit
 
 TAGS = ["labelling"]
@@ -46,15 +47,17 @@ class RaterNextAssignmentApi(APIView):
         responses={200: RaterNextAssignmentOutputSerializer, 404: ERRORS[404]},
     )
     def get(self, request: Request, pk: int) -> Response:
-        study = study_get_for_user(user=request.user, pk=pk)
-        upcoming = assignment_next_for_rater(rater=request.user, study=study)
+        study = study_get_with_roles(user=request.user, pk=pk)
+        upcoming = assignment_next_row_for_rater(rater=request.user, study=study)
         rounds = rater_progress(rater=request.user, study=study)
         current = None
         if upcoming is not None:
-            current = next(r for r in rounds if r["study_issue__round__number"] == upcoming.study_issue.round.number)
+            current = next((r for r in rounds if r["study_issue__round__number"] == upcoming["round"]), None)
         elif rounds:
             current = rounds[-1]
-        return Response(RaterNextAssignmentOutputSerializer({"assignment": upcoming, "progress": current}).data)
+        progress = RaterProgressOutputSerializer(current).data if current else None
+        assignment = assignment_rows_data([upcoming])[0] if upcoming else None
+        return Response({"assignment": assignment, "progress": progress})
 
 
 class RaterMyAssignmentsApi(APIView):
@@ -68,7 +71,7 @@ class RaterMyAssignmentsApi(APIView):
         responses={200: RaterAssignmentPageOutputSerializer, 400: ERRORS[400], 404: ERRORS[404]},
     )
     def get(self, request: Request, pk: int) -> Response:
-        study = study_get_for_user(user=request.user, pk=pk)
+        study = study_get_with_roles(user=request.user, pk=pk)
         query = RaterAssignmentPageInputSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         status, limit = query.validated_data.get("status") or None, query.validated_data["limit"]
@@ -82,7 +85,7 @@ class RaterMyAssignmentsApi(APIView):
             {
                 "count": rater_assignment_count(rater=request.user, study=study, status=status),
                 "next": following,
-                "results": RaterAssignmentOutputSerializer(page, many=True).data,
+                "results": assignment_rows_data(page),
             }
         )
 

@@ -4,12 +4,12 @@ from collections import Counter
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import TruncDate
 from django.http import Http404
 from django.utils import timezone
 
-from annotator.models import Annotation, Assignment, Study, StudyIssue, StudyMember, StudyRound
+from annotator.models import Annotation, Assignment, RaterProgress, Study, StudyIssue, StudyMember, StudyRound
 
 SUBMITTED = Assignment.Status.SUBMITTED
 
@@ -88,17 +88,23 @@ def study_proposals(*, study: Study, limit: int = 100) -> list[dict[str, Any]]:
 def study_dashboard(*, study: Study, days: int = 30) -> dict[str, Any]:
     """Progress per rater and round, issues done by all raters, throughput per day, median time."""
     assignments = Assignment.objects.filter(study_issue__study=study)
-    per_rater = list(
-        assignments.values("rater_id", "rater__username", "rater__display_name", "study_issue__round__number")
-        .annotate(
-            total=Count("id"),
-            assigned=Count("id", filter=Q(status=Assignment.Status.ASSIGNED)),
-            drafted=Count("id", filter=Q(status=Assignment.Status.DRAFTED)),
-            submitted=Count("id", filter=Q(status=SUBMITTED)),
-            skipped=Count("id", filter=Q(status=Assignment.Status.SKIPPED)),
+    # From the raters' progress counters (kept by the services), not a count over every assignment.
+    per_rater = [
+        {**row, "total": row["assigned"] + row["drafted"] + row["submitted"] + row["skipped"]}
+        for row in RaterProgress.objects.filter(study=study)
+        .annotate(study_issue__round__number=F("round__number"))
+        .values(
+            "rater_id",
+            "rater__username",
+            "rater__display_name",
+            "study_issue__round__number",
+            "assigned",
+            "drafted",
+            "submitted",
+            "skipped",
         )
         .order_by("study_issue__round__number", "rater__username")
-    )
+    ]
     per_round = {
         row["round__number"]: row
         for row in StudyIssue.objects.filter(study=study).values("round__number").annotate(issues=Count("id"))

@@ -122,7 +122,19 @@ def assignments_create_for_round(
 
 
 def _lock_assignment(assignment: Assignment) -> Assignment:
-    return Assignment.objects.select_for_update(of=("self",)).select_related("study_issue").get(pk=assignment.pk)
+    """The assignment, locked after its annotation, as the annotation services lock them.
+
+    A skip writes a history row that refers to the annotation (which takes a lock on it): locking the
+    assignment first would deadlock with an autosave of the same issue, which holds the annotation.
+    """
+    annotation = (
+        Annotation.objects.select_for_update(of=("self", "assignment"))
+        .select_related("assignment__study_issue")
+        .get(assignment_id=assignment.pk)
+    )
+    locked = annotation.assignment
+    locked.annotation = annotation
+    return locked
 
 
 @transaction.atomic

@@ -78,6 +78,9 @@ def _recount(*, study_id: int, round_ids: list[int] | None = None, rater_ids: li
     if rater_ids is not None:
         assignments = assignments.filter(rater_id__in=rater_ids)
         stale = stale.filter(rater_id__in=rater_ids)
+    # Delete first: it waits for any transaction still moving one of these counters, so the count
+    # below (a new snapshot) includes that change; a later move finds no row and recounts itself.
+    stale.delete()
     counts: dict[tuple[int, int], dict[str, int]] = {}
     rows = (
         assignments.values_list("study_issue__round_id", "rater_id", "status")
@@ -87,7 +90,6 @@ def _recount(*, study_id: int, round_ids: list[int] | None = None, rater_ids: li
     )
     for round_id, rater_id, status, n in rows:
         counts.setdefault((round_id, rater_id), dict.fromkeys(COUNTERS, 0))[status] = n
-    stale.delete()
     RaterProgress.objects.bulk_create(
         [
             RaterProgress(study_id=study_id, round_id=round_id, rater_id=rater_id, **values)

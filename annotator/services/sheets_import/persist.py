@@ -31,6 +31,7 @@ from annotator.models import (
 from annotator.permissions import can_manage_study
 from annotator.services.history import annotation_snapshot, resolution_snapshot
 from annotator.services.issues import issues_upsert
+from annotator.services.progress import rater_progress_rebuild
 from core.errors import PermissionDeniedError
 from core.permissions import can_manage_imports
 from taxonomy.models import Category, Dimension, TaxonomyVersion
@@ -143,6 +144,7 @@ def _import(request: SheetsImportRequest, actor, progress) -> SheetsImportResult
     _annotations(plan, study_issues, raters, categories, dimensions, actor, now, result, progress)
     if request.final:
         _resolutions(plan, study_issues, categories, actor, now, result)
+    rater_progress_rebuild(study=study)  # the raters' progress counters, for the rounds just written
     phase = Study.Phase.ADJUDICATION if request.final else Study.Phase.LABELLING
     if study.phase in (Study.Phase.PILOT, Study.Phase.LABELLING) and study.phase != phase:
         study.phase = phase

@@ -149,3 +149,22 @@ def test_the_queue_shows_progress(world, client_as):
 def test_members_who_are_not_raters_have_no_queue(world, client_as, role):
     assert client_as(role).get(f"/studies/{world.study.pk}/queue/").status_code == 403
     assert StudyMember.objects.filter(study=world.study).count() == 4
+
+
+def test_the_queue_lists_my_submissions_with_link_short_title_and_time(world, users, client_as):
+    from django.utils import timezone
+
+    from annotator.models import Issue
+    from annotator.services.annotations import annotation_submit
+    from tests.annotator.studies.conftest import complete_input
+
+    long_title = "NCCL timeout " * 20
+    Issue.objects.filter(pk=world.a.study_issue.issue_id).update(title=long_title)
+    annotation_submit(
+        annotation=world.a.annotation, actor=users["rater_a"], data=complete_input(world), expected_version=1
+    )
+    world.a.refresh_from_db()
+    page = client_as("rater_a").get(f"/studies/{world.study.pk}/queue/").content.decode()
+    assert f'href="/studies/{world.study.pk}/label/{world.a.pk}/"' in page
+    assert long_title[:99].strip() in page and long_title not in page and "…" in page
+    assert timezone.localtime(world.a.submitted_at).strftime("%Y-%m-%d %H:%M") in page

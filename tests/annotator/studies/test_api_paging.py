@@ -1,0 +1,96 @@
+"""My assignments page by queue position (keyset), and the fast row output equals the serializer's."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from annotator.api.serializers import RaterAssignmentOutputSerializer, assignment_rows_data
+from annotator.models import Assignment
+from annotator.selectors.labelling import assignment_page_for_rater, assignments_for_rater
+from annotator.services.annotations import AnnotationInput, annotation_save_draft, annotation_submit
+from annotator.services.assignments import assignment_skip
+from tests.annotator.studies.conftest import build_world, complete_input
+
+
+@pytest.fixture
+def big_world(users):
+    return build_world(users, n_issues=7)
+
+
+def _api(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def test_following_next_walks_the_whole_queue_in_order_once(big_world, users):
+    client = _api(users["rater_a"])
+    url = f"/api/v1/studies/{big_world.study.pk}/assignments/mine/?limit=3"
+    seen, pages = [], 0
+    while url:
+        data = client.get(url).json()
+        assert data["count"] == 7
+        seen += [row["position"] for row in data["results"]]
+        url, pages = data["next"], pages + 1
+    assert pages == 3
+    assert seen == [a.study_issue.position for a in big_world.assignments["rater_a"]]
+
+
+def test_a_page_continues_after_the_position_given(big_world, users):
+    third = big_world.assignments["rater_a"][2].study_issue.position
+    data = _api(users["rater_a"]).get(f"/api/v1/studies/{big_world.study.pk}/assignments/mine/?after={third}").json()
+    assert [row["id"] for row in data["results"]] == [a.pk for a in big_world.assignments["rater_a"][3:]]
+    assert data["next"] is None
+
+
+def test_the_status_filter_pages_and_counts_only_that_status(big_world, users):
+    first, second = big_world.assignments["rater_a"][:2]
+    annotation_submit(
+        annotation=first.annotation, actor=users["rater_a"], data=complete_input(big_world), expected_version=1
+    )
+    assignment_skip(assignment=second, actor=users["rater_a"], reason="duplicate")
+    client = _api(users["rater_a"])
+    base = f"/api/v1/studies/{big_world.study.pk}/assignments/mine/"
+    submitted = client.get(base + "?status=submitted").json()
+    assert (submitted["count"], [row["id"] for row in submitted["results"]]) == (1, [first.pk])
+    assigned = client.get(base + "?status=assigned&limit=2").json()
+    assert assigned["count"] == 5 and len(assigned["results"]) == 2 and assigned["next"]
+
+
+@pytest.mark.parametrize(
+    ("query", "field"), [("offset=100", "offset"), ("status=finished", "status"), ("limit=500", "limit")]
+)
+def test_bad_paging_parameters_answer_400_naming_the_field(big_world, users, query, field):
+    response = _api(users["rater_a"]).get(f"/api/v1/studies/{big_world.study.pk}/assignments/mine/?{query}")
+    assert response.status_code == 400
+    assert field in response.json()["error"]["fields"]
+
+
+def test_rows_render_exactly_as_the_assignment_serializer(big_world, users):
+    first, second, third = big_world.assignments["rater_a"][:3]
+    annotation_save_draft(
+        annotation=first.annotation, actor=users["rater_a"], data=AnnotationInput(note="x"), expected_version=1
+    )
+    annotation_submit(
+        annotation=second.annotation, actor=users["rater_a"], data=complete_input(big_world), expected_version=1
+    )
+    assignment_skip(assignment=third, actor=users["rater_a"], reason="duplicate")
+    rows, _ = assignment_page_for_rater(rater=users["rater_a"], study=big_world.study, limit=10)
+    models = list(assignments_for_rater(rater=users["rater_a"], study=big_world.study))
+    assert assignment_rows_data(rows) == RaterAssignmentOutputSerializer(models, many=True).data
+
+
+def test_next_answers_the_same_row_as_the_list(big_world, users):
+    client = _api(users["rater_a"])
+    Assignment.objects.filter(pk=big_world.a.pk).update(status=Assignment.Status.SUBMITTED)
+    upcoming = client.get(f"/api/v1/studies/{big_world.study.pk}/assignments/next/").json()["assignment"]
+    listed = client.get(f"/api/v1/studies/{big_world.study.pk}/assignments/mine/?status=assigned&limit=1").json()
+    assert upcoming == listed["results"][0]
+    assert upcoming["id"] == big_world.assignments["rater_a"][1].pk
+
+
+def test_a_page_costs_the_same_queries_wherever_it_starts(big_world, users, django_assert_num_queries):
+    client = _api(users["rater_a"])
+    base = f"/api/v1/studies/{big_world.study.pk}/assignments/mine/?limit=2"
+    for query in ("", "&after=2", "&after=5"):
+        with django_assert_num_queries(3):  # the study, the page, the count (from the progress counters)
+            assert client.get(base + query).status_code == 200
