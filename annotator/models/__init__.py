@@ -1,12 +1,12 @@
 """Models of the annotator app, one module per part of the domain."""
 
+from .agreement import StudyLabelsVersion as StudyLabelsVersion
 from .disagreements import Disagreement as Disagreement
 from .evolution import ProposalDecision, StudyVersionMove
 from .exports import ExportJob as ExportJob
 from .imports import ImportJob
 from .issues import Comment, Issue, IssueLink, Repository, RepositoryAlias
 from .phases import PhaseChange
-from .studies import RaterProgress as RaterProgress
 from .studies import (
     Annotation,
     AnnotationHistory,
@@ -19,6 +19,7 @@ from .studies import (
     StudyMember,
     StudyRound,
 )
+from .studies import RaterProgress as RaterProgress
 
 __all__ = [
     "Annotation",

@@ -1,10 +1,11 @@
 """Saving, submitting, freezing and reopening one rater's annotation of one issue.
 
-Submits and reopens lock the study issue first and then the annotation (always in that order), so
-two raters submitting one issue serialise and the second always freezes the pair. A draft locks
-only the annotation: it refuses a submitted annotation, so it can never complete an issue or race a
-freeze. Every write checks the version the client saw (optimistic locking), records a history entry
-and keeps the rater's progress counters in step when the assignment's status changes.
+Submits and reopens lock the study issue first and then the annotation with its assignment (always
+in that order), so two raters submitting one issue serialise and the second always freezes the pair.
+A draft locks only the annotation and its assignment: it refuses a submitted annotation, so it can
+never complete an issue or race a freeze. Every write checks the version the client saw (optimistic
+locking), records a history entry and keeps the rater's progress counters in step when the
+assignment's status changes.
 
 These are the hottest writes of the product (autosave), so each reads what it needs once: the
 labels being replaced come back from the DELETE itself, and the returned annotation carries its
@@ -14,10 +15,10 @@ new labels (`current_values`) so a caller can answer without reading them again.
 from dataclasses import dataclass, field
 
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from annotator.models import Annotation, AnnotationHistory, AnnotationValue, Assignment, Study, StudyIssue, StudyMember
+from annotator.models import Annotation, AnnotationHistory, AnnotationValue, Assignment, StudyIssue, StudyMember
+from annotator.services.agreement.version import study_labels_changed
 from annotator.services.history import annotation_history_record, annotation_snapshot
 from annotator.services.progress import rater_progress_move
 from core.errors import ConflictError, DomainError, PermissionDeniedError
@@ -46,16 +47,11 @@ class AnnotationInput:
 
 
 def _study_dimensions(study_id: int) -> dict[str, Dimension]:
-    """The dimensions the study labels (all of its version's when it names none), in one query."""
-    chosen = Study.dimensions.through.objects.filter(study_id=study_id)
-    version = Study.objects.filter(pk=study_id).values("taxonomy_version_id")
-    dimensions = list(
-        Dimension.objects.filter(Q(pk__in=chosen.values("dimension_id")) | Q(version_id=Subquery(version)))
-        .annotate(in_study=Exists(chosen.filter(dimension_id=OuterRef("pk"))))
-        .order_by("order", "key", "pk")
-    )
-    picked = [dimension for dimension in dimensions if dimension.in_study]
-    return {dimension.key: dimension for dimension in (picked or dimensions)}
+    """The dimensions the study labels (all of its version's when it names none)."""
+    dimensions = list(Dimension.objects.filter(studies=study_id).order_by("order", "key", "pk"))
+    if not dimensions:
+        dimensions = list(Dimension.objects.filter(version__studies=study_id).order_by("order", "key", "pk"))
+    return {dimension.key: dimension for dimension in dimensions}
 
 
 def _study_id(assignment: Assignment) -> int:
@@ -140,7 +136,13 @@ def _lock_study_issue(annotation: Annotation) -> StudyIssue:
 
 def _lock(annotation: Annotation, actor, expected_version: int, study_issue: StudyIssue | None = None) -> Annotation:
     """The annotation, locked and checked: the actor is its rater, it is not frozen, the version is current."""
-    locked = Annotation.objects.select_for_update(of=("self",)).select_related("assignment").get(pk=annotation.pk)
+    # The assignment row too: its status moves a progress counter, so it must not change under us
+    # (a skip in another tab). Lock order everywhere: study issue, annotation, assignment, counter.
+    locked = (
+        Annotation.objects.select_for_update(of=("self", "assignment"))
+        .select_related("assignment__study_issue")
+        .get(pk=annotation.pk)
+    )
     assignment = locked.assignment
     if assignment.rater_id != actor.pk:
         raise PermissionDeniedError("Only the rater assigned to this issue can change this annotation.")
@@ -267,6 +269,7 @@ def annotation_submit(
     frozen = _freeze_if_complete(study_issue=study_issue, actor=actor, known={locked.pk: values})
     if locked.pk in frozen:
         locked.frozen, locked.version = frozen[locked.pk]
+    study_labels_changed(study_id=study_issue.study_id)
     return locked
 
 
@@ -321,7 +324,7 @@ def annotation_reopen(*, annotation: Annotation, actor, reason: str = "") -> Ann
         raise PermissionDeniedError("Only the study's owner or an adjudicator can reopen an annotation.")
     _lock_study_issue(annotation)
     locked = (
-        Annotation.objects.select_for_update(of=("self",))
+        Annotation.objects.select_for_update(of=("self", "assignment"))
         .select_related("assignment__study_issue")
         .get(pk=annotation.pk)
     )
@@ -340,4 +343,5 @@ def annotation_reopen(*, annotation: Annotation, actor, reason: str = "") -> Ann
     annotation_history_record(
         annotation=locked, actor=actor, action=AnnotationHistory.Action.REOPEN, before=before, after=after
     )
+    study_labels_changed(study_id=study.pk)
     return locked

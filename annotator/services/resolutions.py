@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotator.models import Annotation, Resolution, ResolutionHistory, Study, StudyIssue, StudyMember
+from annotator.services.agreement.version import study_labels_changed
 from annotator.services.annotations import annotation_reopen
 from annotator.services.history import resolution_history_record, resolution_snapshot
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
@@ -172,6 +173,7 @@ def resolution_auto(*, study_issue: StudyIssue, actor=None) -> Resolution | None
         before=before,
         after=_snapshot(resolution),
     )
+    study_labels_changed(study_id=locked_issue.study_id)
     return resolution
 
 
@@ -323,6 +325,7 @@ def resolution_record(
         before=before,
         after=_snapshot(resolution),
     )
+    study_labels_changed(study_id=locked_issue.study_id)
     return resolution
 
 

@@ -1,78 +1,133 @@
-"""The study's annotations as numpy arrays, and the rater-by-issue matrices of a scope (pure, no Django).
+"""The study's labels as numpy arrays, and the rater-by-issue matrices of a scope (pure, no Django).
 
-At 100,000 doubly-labelled issues a Python loop per cell and per view (level, pair, round) is what costs:
-here every annotation is encoded once per dimension and level, and a scope (a round, a pair) is a matrix
-of annotation indices, so each view is a few numpy indexing steps.
+At 100,000 doubly-labelled issues any Python step per label is what costs: here the annotations (and,
+after them, the resolutions) are "entries" of parallel arrays, every dimension and taxonomy level is
+encoded once into one integer per entry, and a scope (a round, a pair) is a matrix of entry indices,
+so each view of the report is a few numpy indexing steps.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from functools import cached_property
 
 import numpy as np
 
 EXCLUDED_CODE = 0  # category ids start at 1, so 0 can stand for "(excluded)"
 MISSING = -1
+BITS = 62  # label sets of up to this many distinct categories are encoded as bit masks
 
 
-class Annotations:
-    """Every submitted annotation: study issue, rater, excluded flag and values, as parallel arrays."""
+class Entries:
+    """Every submitted annotation (entries 0..n-1) then every resolution (entries n..n+m-1).
 
-    def __init__(self, labels):
-        rows = labels.annotations
-        n = len(rows)
-        self.n = n
-        self.values = [row[3] for row in rows]
-        self.si = np.fromiter((row[0] for row in rows), dtype=np.int64, count=n)
-        self.rater = np.fromiter((row[1] for row in rows), dtype=np.int64, count=n)
-        self.excluded = np.fromiter((bool(row[2]) for row in rows), dtype=bool, count=n)
-        meta = labels.study_issues
-        self.round = np.fromiter((meta.get(row[0], (MISSING,))[0] for row in rows), dtype=np.int64, count=n)
-        self.known = self.round != MISSING
-        self._codes: dict[tuple[int, int], np.ndarray] = {}
+    ``labels`` is a ``StudyLabels``: annotations and their values as arrays, resolutions as plain data.
+    """
 
-    def single(self, dim, level: int) -> np.ndarray:
-        """Per annotation: the category at ``level`` (its first, for a single-valued dimension), MISSING, or
-        EXCLUDED_CODE for an excluded annotation in an issue-type dimension."""
-        key = (dim.info.pk, level)
-        if key not in self._codes:
-            pk = dim.info.pk
-            first = np.fromiter(
-                ((self.values[i].get(pk) or (MISSING,))[0] for i in range(self.n)), dtype=np.int64, count=self.n
-            )
-            if level < dim.tree.depth and first.size:
-                lookup = {c: dim.tree.at(c, level) for c in np.unique(first[first > 0]).tolist()}
-                labelled = first > 0
-                first[labelled] = np.fromiter(
-                    map(lookup.__getitem__, first[labelled].tolist()), dtype=np.int64, count=int(labelled.sum())
-                )
-            first[self.excluded] = EXCLUDED_CODE if dim.issue_type else MISSING
-            self._codes[key] = first
-        return self._codes[key]
+    def __init__(self, labels, dimension_keys: dict[str, int]):
+        self.n = len(labels.ann_si)
+        self.si = labels.ann_si
+        self.rater = labels.ann_rater
+        self.round = labels.ann_round
+        self.known = np.ones(self.n, dtype=bool)
+        self.res_si = labels.res_si
+        m = len(self.res_si)
+        self.excluded = np.concatenate([labels.ann_excluded, labels.res_excluded]).astype(bool)
+        # A resolution lists only the dimensions already decided; the others are pending (missing).
+        rows, dims, cats, decided = [], [], [], []
+        for i, values in enumerate(labels.res_values):
+            for key, ids in values.items():
+                pk = dimension_keys.get(key)
+                if pk is None:
+                    continue
+                decided.append((i, pk))
+                for category in ids or ():
+                    rows.append(self.n + i)
+                    dims.append(pk)
+                    cats.append(int(category))
+        self.decided: dict[int, np.ndarray] = {}
+        for i, pk in decided:
+            self.decided.setdefault(pk, np.zeros(m, dtype=bool))[i] = True
+        self.val_row = np.concatenate([labels.val_row, np.asarray(rows, dtype=np.int64)])
+        self.val_dim = np.concatenate([labels.val_dim, np.asarray(dims, dtype=np.int64)])
+        self.val_cat = np.concatenate([labels.val_cat, np.asarray(cats, dtype=np.int64)])
+        self.size = self.n + m
+        self._codes: dict[tuple[int, int], tuple[np.ndarray, list | None]] = {}
 
-    def sets(self, dim, level: int) -> np.ndarray:
-        """Per annotation: the frozenset of categories at ``level`` (an object array), None when excluded."""
-        pk = dim.info.pk
-        out = np.empty(self.n, dtype=object)
-        for i in range(self.n):
-            if self.excluded[i]:
-                out[i] = frozenset({EXCLUDED_CODE}) if dim.issue_type else None
-            else:
-                out[i] = frozenset(dim.tree.at(c, level) for c in self.values[i].get(pk, ()))
+    def _undecided(self, pk: int) -> np.ndarray:
+        """Entries with no label of the dimension: resolutions where it is still pending."""
+        out = np.zeros(self.size, dtype=bool)
+        pending = ~self.decided.get(pk, np.zeros(self.size - self.n, dtype=bool))
+        out[self.n :] = pending & ~self.excluded[self.n :]
         return out
 
+    def codes(self, dim, level: int) -> tuple[np.ndarray, list | None]:
+        """Per entry: the label at ``level`` as an integer, MISSING where there is none; for a set-valued
+        dimension the integer indexes the returned list of label sets (frozensets), else it is the category id
+        (EXCLUDED_CODE for an excluded entry of an issue-type dimension)."""
+        key = (dim.info.pk, level)
+        if key not in self._codes:
+            self._codes[key] = self._sets(dim, level) if dim.multi else self._single(dim, level)
+        return self._codes[key]
 
-def take(codes: np.ndarray, index: np.ndarray) -> list[Hashable | None]:
-    """The labels of the annotations ``index`` (MISSING where there is none) as a list with None for missing."""
-    safe = np.maximum(index, 0)
-    if codes.dtype == object:
-        picked = codes[safe] if codes.size else np.empty(len(index), dtype=object)
-        picked[index < 0] = None
-        return picked.tolist()
-    picked = codes[safe] if codes.size else np.full(len(index), MISSING, dtype=np.int64)
-    picked[index < 0] = MISSING
-    return [None if v < 0 else v for v in picked.tolist()]
+    def _rows_of(self, pk: int) -> tuple[np.ndarray, np.ndarray]:
+        mask = self.val_dim == pk
+        return self.val_row[mask], self.val_cat[mask]
+
+    def _single(self, dim, level: int) -> tuple[np.ndarray, None]:
+        rows, cats = self._rows_of(dim.info.pk)
+        first = np.full(self.size, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(first, rows, cats)  # a single-valued dimension holds one id; the smallest if ever more
+        codes = np.where(first == np.iinfo(np.int64).max, MISSING, first)
+        labelled = codes > 0
+        codes[labelled] = dim.tree.map(codes[labelled], level)
+        codes[self.excluded] = EXCLUDED_CODE if dim.issue_type else MISSING
+        codes[self._undecided(dim.info.pk)] = MISSING
+        return codes, None
+
+    def _sets(self, dim, level: int) -> tuple[np.ndarray, list]:
+        rows, cats = self._rows_of(dim.info.pk)
+        keep = ~self.excluded[rows]  # an excluded entry's values do not count
+        rows, cats = rows[keep], dim.tree.map(cats[keep], level)
+        if dim.issue_type:
+            excluded = np.flatnonzero(self.excluded)
+            rows = np.concatenate([rows, excluded])
+            cats = np.concatenate([cats, np.full(len(excluded), EXCLUDED_CODE, dtype=np.int64)])
+        missing = self._undecided(dim.info.pk)
+        if not dim.issue_type:
+            missing |= self.excluded
+        members, dense = np.unique(cats, return_inverse=True)
+        if len(members) <= BITS:
+            masks = np.zeros(self.size, dtype=np.int64)
+            np.bitwise_or.at(masks, rows, np.left_shift(1, dense.astype(np.int64)))
+            keys = masks
+        else:  # very wide dimensions: one Python tuple per entry
+            order = np.lexsort((dense, rows))
+            by_entry: dict[int, list[int]] = {}
+            for row, d in zip(rows[order].tolist(), dense[order].tolist(), strict=True):
+                by_entry.setdefault(row, []).append(d)
+            table = {(): 0}
+            keys = np.zeros(self.size, dtype=np.int64)
+            for row, ds in by_entry.items():
+                keys[row] = table.setdefault(tuple(sorted(set(ds))), len(table))
+            masks = None
+        present = np.flatnonzero(~missing)
+        distinct, inverse = np.unique(keys[present], return_inverse=True)
+        codes = np.full(self.size, MISSING, dtype=np.int64)
+        codes[present] = inverse
+        member_list = members.tolist()
+        if masks is not None:
+            sets = [frozenset(member_list[b] for b in range(len(member_list)) if (int(k) >> b) & 1) for k in distinct]
+        else:
+            by_key = {v: k for k, v in table.items()}
+            sets = [frozenset(member_list[d] for d in by_key[int(k)]) for k in distinct]
+        return codes, sets
+
+
+def take(codes: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """The labels of the entries ``index`` (MISSING where the index is)."""
+    if not codes.size:
+        return np.full(len(index), MISSING, dtype=np.int64)
+    return np.where(index >= 0, codes[np.maximum(index, 0)], MISSING)
 
 
 class Scope:
@@ -81,7 +136,7 @@ class Scope:
     The two-rater slots are each issue's first two raters by id, or the pair given.
     """
 
-    def __init__(self, ann: Annotations, *, round_number: int | None, pair: tuple[int, int] | None):
+    def __init__(self, ann: Entries, *, round_number: int | None, pair: tuple[int, int] | None):
         keep = ann.known.copy()
         if round_number is not None:
             keep &= ann.round == round_number
@@ -105,10 +160,11 @@ class Scope:
     def column_list(self) -> list[int]:
         return self.columns.tolist()
 
-    def rows(self, codes: np.ndarray) -> tuple[list[list], list[list]]:
-        """(pair rows, every rater's row) of labels for the measures."""
-        pair = [take(codes, self.first), take(codes, self.second)]
-        return pair, [take(codes, self.matrix[r]) for r in range(len(self.raters))]
+    def rows(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the pair's two rows, every rater's row) of labels: (2, issues) and (raters, issues) arrays."""
+        pair = np.vstack([take(codes, self.first), take(codes, self.second)])
+        every = np.vstack([take(codes, row) for row in self.matrix]) if len(self.raters) else np.empty((0, 0))
+        return pair, every.astype(np.int64)
 
     def shared(self) -> dict[tuple[int, int], int]:
         """Issues each pair of raters both labelled."""

@@ -17,35 +17,19 @@ Choices a paper should state (the agreement page shows them too):
 from __future__ import annotations
 
 import math
-from collections import defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 
-from annotator.agreement import (
-    cohen_kappa,
-    cohen_kappa_ci,
-    gwet_ac1,
-    krippendorff_alpha,
-    krippendorff_alpha_masi,
-    landis_koch_band,
-    per_category_agreement,
-    percent_agreement,
-    why_undefined,
-)
+from annotator.agreement import per_category_agreement
 
-from .arrays import EXCLUDED_CODE, Annotations, Scope, take
+from .arrays import EXCLUDED_CODE, MISSING, Entries, Scope, take
+from .measures import both_labelled, measure_row, num, trend_value
 
 EXCLUDED = "(excluded)"
 HEAT_LEVELS = 10
-
-
-def _num(value: float | None) -> float | None:
-    """JSON-safe number: NaN (undefined) becomes None."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return float(value)
+CELL_VALUES = np.array([False, True, None], dtype=object)
 
 
 class _Tree:
@@ -64,12 +48,23 @@ class _Tree:
                 node = own[node].parent_id
             self.paths[pk] = tuple(reversed(path))
         self.depth = max((len(p) for p in self.paths.values()), default=1)
+        self._keys = np.array(sorted(self.paths), dtype=np.int64)
+        self._levels: dict[int, np.ndarray] = {}
 
     def at(self, pk: int, level: int) -> int:
         path = self.paths.get(pk)
         if not path:
             return pk
         return path[min(level, len(path)) - 1]
+
+    def map(self, ids: np.ndarray, level: int) -> np.ndarray:
+        """``at`` for an array of category ids (an id this dimension does not know stands for itself)."""
+        if level >= self.depth or not ids.size or not self._keys.size:
+            return ids
+        if level not in self._levels:
+            self._levels[level] = np.array([self.at(pk, level) for pk in self._keys.tolist()], dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self._keys, ids), len(self._keys) - 1)
+        return np.where(self._keys[pos] == ids, self._levels[level][pos], ids)
 
 
 def _level_name(dimension, level: int, depth: int) -> str:
@@ -85,25 +80,14 @@ def _issue_type_keys(dimensions) -> set[str]:
 
 
 class _Dimension:
-    """How one dimension turns an annotation (or resolution) into a label at a given level."""
+    """How one dimension turns an entry (annotation or resolution) into a label at a given level."""
 
     def __init__(self, info, tree: _Tree, issue_type: bool):
         self.info, self.tree, self.issue_type = info, tree, issue_type
         self.multi = info.multi_valued
 
-    def label(self, excluded: bool, ids: Sequence[int], level: int) -> Hashable | None:
-        """A final label (a resolution's) encoded as the annotations are (see arrays.Annotations)."""
-        if excluded:
-            if not self.issue_type:
-                return None
-            return frozenset({EXCLUDED_CODE}) if self.multi else EXCLUDED_CODE
-        mapped = [self.tree.at(pk, level) for pk in ids]
-        if self.multi:
-            return frozenset(mapped)
-        return mapped[0] if mapped else None
-
-    def codes(self, ann: Annotations, level: int) -> np.ndarray:
-        return ann.sets(self, level) if self.multi else ann.single(self, level)
+    def codes(self, entries: Entries, level: int) -> tuple[np.ndarray, list | None]:
+        return entries.codes(self, level)
 
     def name(self, label: Hashable) -> str:
         if isinstance(label, frozenset):
@@ -120,85 +104,57 @@ class _Dimension:
         return (0, *self.tree.sort_key.get(label, (0, "", label)))
 
 
-def measure_row(pair_rows: list[list], all_rows: list[list], *, multi: bool) -> dict[str, Any]:
-    """One row of figures. ``pair_rows``: two rater rows (two-rater measures); ``all_rows``: every rater."""
-    n = sum(1 for a, b in zip(*pair_rows, strict=True) if a is not None and b is not None) if pair_rows else 0
-    if multi:
-        alpha = krippendorff_alpha_masi(all_rows) if all_rows else math.nan
-        exact = percent_agreement(pair_rows) if pair_rows else math.nan
-        reason = why_undefined("krippendorff_alpha_masi", all_rows) if all_rows and math.isnan(alpha) else None
-        return {
-            "n": n,
-            "percent": _num(exact),
-            "exact_set": _num(exact),
-            "kappa": None,
-            "se": None,
-            "low": None,
-            "high": None,
-            "alpha": _num(alpha),
-            "ac1": None,
-            "band": landis_koch_band(alpha),
-            "gate_measure": "alpha_masi",
-            "gate_value": _num(alpha),
-            "undefined": str(reason or ("no issue was labelled by two raters" if not n else "")),
-        }
-    ci = cohen_kappa_ci(pair_rows)
-    alpha = krippendorff_alpha(all_rows)
-    return {
-        "n": n,
-        "percent": _num(percent_agreement(pair_rows)),
-        "exact_set": None,
-        "kappa": _num(ci.kappa),
-        "se": _num(ci.se),
-        "low": _num(ci.low),
-        "high": _num(ci.high),
-        "alpha": _num(alpha),
-        "ac1": _num(gwet_ac1(all_rows)),
-        "band": landis_koch_band(ci.kappa),
-        "gate_measure": "kappa",
-        "gate_value": _num(ci.kappa),
-        "undefined": str(ci.reason or ""),
-    }
+def _label(code: int, sets: list | None) -> Hashable:
+    return sets[code] if sets is not None else code
 
 
-def _confusion(dim: _Dimension, columns: list[int], pair_rows: list[list]) -> tuple[dict, dict]:
-    cells: dict[tuple, list[int]] = defaultdict(list)
-    for si, a, b in zip(columns, *pair_rows, strict=True):
-        if a is not None and b is not None:
-            cells[(a, b)].append(si)
-    used = sorted({x for key in cells for x in key}, key=dim.sort_key)
-    index = {label: i for i, label in enumerate(used)}
-    peak = max((len(v) for v in cells.values()), default=0)
+def _confusion(dim: _Dimension, columns: np.ndarray, pair: np.ndarray, sets: list | None) -> tuple[dict, dict]:
+    """The rater-by-rater matrix of the issues both labelled, and the study issues of each cell (in study order)."""
+    both = (pair[0] >= 0) & (pair[1] >= 0)
+    a, b, members = pair[0][both], pair[1][both], columns[both]
+    codes = np.unique(np.concatenate([a, b]))
+    used = sorted((_label(c, sets) for c in codes.tolist()), key=dim.sort_key)
+    position = {label: i for i, label in enumerate(used)}
+    index = np.array([position[_label(c, sets)] for c in codes.tolist()], dtype=np.int64)
+    size = len(used)
+    cell = index[np.searchsorted(codes, a)] * size + index[np.searchsorted(codes, b)] if size else a
+    counts = np.bincount(cell, minlength=size * size) if size else np.zeros(0, dtype=np.int64)
+    peak = int(counts.max()) if counts.size else 0
+    order = np.argsort(cell, kind="stable")
+    bounds = np.searchsorted(cell[order], np.arange(size * size + 1))
     matrix = [[{"count": 0, "heat": 0} for _ in used] for _ in used]
     ids: dict[str, list[int]] = {}
-    for (a, b), members in cells.items():
-        i, j = index[a], index[b]
-        heat = max(1, math.ceil(len(members) / peak * (HEAT_LEVELS - 1))) if peak else 0
-        matrix[i][j] = {"count": len(members), "heat": heat}
-        ids[f"{i}-{j}"] = members
+    for flat in np.flatnonzero(counts).tolist():
+        i, j, count = flat // size, flat % size, int(counts[flat])
+        heat = max(1, math.ceil(count / peak * (HEAT_LEVELS - 1))) if peak else 0
+        matrix[i][j] = {"count": count, "heat": heat}
+        ids[f"{i}-{j}"] = members[order[bounds[flat] : bounds[flat + 1]]].tolist()
     names = [dim.name(label) for label in used]
     return {"categories": names, "rows": [{"category": n, "cells": r} for n, r in zip(names, matrix, strict=True)]}, ids
 
 
-def _per_category(dim: _Dimension, pair_rows: list[list]) -> list[dict]:
-    if dim.multi:
-        members = sorted({x for row in pair_rows for cell in row if cell for x in cell}, key=dim.sort_key)
+def _per_category(dim: _Dimension, pair: np.ndarray, sets: list | None) -> list[dict]:
+    if sets is not None:
+        present = np.unique(pair[pair >= 0]).tolist()
+        members = sorted({x for code in present for x in sets[code]}, key=dim.sort_key)
         out = []
         for category in members:
-            binary = [[None if cell is None else (category in cell) for cell in row] for row in pair_rows]
-            result = per_category_agreement(binary, categories=[True, False])[True]
+            inside = np.array([category in s for s in sets], dtype=np.int64)
+            # One "in the set / not / unlabelled" row per rater, built by indexing, not per cell in Python.
+            rows = [CELL_VALUES[np.where(row < 0, 2, inside[np.maximum(row, 0)])].tolist() for row in pair]
+            result = per_category_agreement(rows, categories=[True, False])[True]
             out.append((category, result))
     else:
-        both = [[a, b] for a, b in zip(*pair_rows, strict=True) if a is not None and b is not None]
-        if not both:
+        both = (pair[0] >= 0) & (pair[1] >= 0)
+        if not both.any():
             return []
-        results = per_category_agreement([[a for a, _ in both], [b for _, b in both]])
+        results = per_category_agreement([pair[0][both].tolist(), pair[1][both].tolist()])
         out = sorted(results.items(), key=lambda item: dim.sort_key(item[0]))
     return [
         {
             "category": dim.name(category),
-            "kappa": _num(r.kappa),
-            "specific_agreement": _num(r.specific_agreement),
+            "kappa": num(r.kappa),
+            "specific_agreement": num(r.specific_agreement),
             "n_first": r.n_first,
             "n_second": r.n_second,
             "n_both": r.n_both,
@@ -207,34 +163,26 @@ def _per_category(dim: _Dimension, pair_rows: list[list]) -> list[dict]:
     ]
 
 
-def _after_discussion(
-    dim: _Dimension, scope: Scope, codes: np.ndarray, resolutions: dict, level: int, names: dict
-) -> dict:
+def _after_discussion(entries: Entries, scope: Scope, codes: np.ndarray, sets: list | None, names: dict) -> dict:
     """Each rater against the final label, on the issues whose final label of this dimension is decided.
 
     A resolution lists only decided dimensions; a pending one is absent and so left out here.
     """
-    positions, final = [], []
-    for position, si in enumerate(scope.column_list):
-        if si not in resolutions:
-            continue
-        excluded, values = resolutions[si]
-        if excluded:
-            label = dim.label(True, [], level)
-        elif dim.info.key in values:
-            label = dim.label(False, [int(x) for x in values[dim.info.key] or []], level)
-        else:
-            label = None
-        if label is not None:
-            positions.append(position)
-            final.append(label)
-    if not positions:
+    res_si = entries.res_si
+    if not len(res_si) or not len(scope.columns):
+        return {"available": False, "rows": [], "resolved": 0}
+    pos = np.minimum(np.searchsorted(res_si, scope.columns), len(res_si) - 1)
+    entry = np.where(res_si[pos] == scope.columns, entries.n + pos, MISSING)
+    final = take(codes, entry)
+    positions = np.flatnonzero(final >= 0)
+    if not positions.size:
         return {"available": False, "rows": [], "resolved": 0}
     rows = []
     for r, rater in enumerate(scope.raters):
-        pair = [take(codes, scope.matrix[r][positions]), final]
-        rows.append({"rater": rater, "name": names.get(rater, str(rater)), **measure_row(pair, pair, multi=dim.multi)})
-    return {"available": True, "rows": rows, "resolved": len(positions)}
+        pair = np.vstack([take(codes, scope.matrix[r][positions]), final[positions]])
+        figures = measure_row(pair, pair, sets=sets)
+        rows.append({"rater": rater, "name": names.get(rater, str(rater)), **figures})
+    return {"available": True, "rows": rows, "resolved": int(positions.size)}
 
 
 def _pairs(scope: Scope, rater_names: dict[int, str]) -> list[dict]:
@@ -252,12 +200,12 @@ def build_report(
 
     Cell ids are keyed ``"<dimension key>:<row>-<col>"`` (indices into that dimension's confusion categories).
     """
-    ann = Annotations(labels)
-    scope = Scope(ann, round_number=round_number, pair=pair)
+    entries = Entries(labels, {d.key: d.pk for d in labels.dimensions})
+    scope = Scope(entries, round_number=round_number, pair=pair)
     issue_types = _issue_type_keys(labels.dimensions)
     pairs = _pairs(scope, labels.rater_names)
-    pair_scopes = [Scope(ann, round_number=round_number, pair=tuple(p["raters"])) for p in pairs]
-    round_scopes = [(number, Scope(ann, round_number=number, pair=pair)) for number, _kind in labels.rounds]
+    pair_scopes = [Scope(entries, round_number=round_number, pair=tuple(p["raters"])) for p in pairs]
+    round_scopes = [(number, Scope(entries, round_number=number, pair=pair)) for number, _kind in labels.rounds]
     report: dict[str, Any] = {
         "filters": {"round": round_number, "pair": f"{pair[0]}-{pair[1]}" if pair else None, "level": level},
         "rounds": [{"number": n, "kind": kind} for n, kind in labels.rounds],
@@ -265,7 +213,7 @@ def build_report(
         "pairs": pairs,
         "pooled": pair is None and len(pairs) > 1,
         "issues": len(scope.columns),
-        "resolutions": sum(1 for si in scope.column_list if si in labels.resolutions),
+        "resolutions": int(np.isin(scope.columns, entries.res_si).sum()),
         "dimensions": [],
         "screening": None,
     }
@@ -277,29 +225,24 @@ def build_report(
         levels = [detail] if level else list(range(1, depth + 1))
         level_rows = []
         for number in levels:
-            pair_rows, all_rows = scope.rows(dim.codes(ann, number))
-            row = measure_row(pair_rows, all_rows, multi=dim.multi)
+            codes, sets = dim.codes(entries, number)
+            pair_rows, all_rows = scope.rows(codes)
+            row = measure_row(pair_rows, all_rows, sets=sets)
             level_rows.append({"level": number, "name": _level_name(info, number, depth), **row})
             if number == detail:
                 summary, detail_pair_rows = level_rows[-1], pair_rows
-        codes = dim.codes(ann, detail)
-        confusion, cell_ids = _confusion(dim, scope.column_list, detail_pair_rows)
+        codes, sets = dim.codes(entries, detail)
+        confusion, cell_ids = _confusion(dim, scope.columns, detail_pair_rows, sets)
         cells.update({f"{info.key}:{key}": ids for key, ids in cell_ids.items()})
         per_pair = []
         for p, sub in zip(pairs, pair_scopes, strict=True):
             pair_rows, all_rows = sub.rows(codes)
-            per_pair.append(
-                {"pair": p["key"], "names": p["names"], **measure_row(pair_rows, all_rows, multi=dim.multi)}
-            )
+            per_pair.append({"pair": p["key"], "names": p["names"], **measure_row(pair_rows, all_rows, sets=sets)})
         trend = []
         for number, sub in round_scopes:
             pair_rows, all_rows = sub.rows(codes)
-            if dim.multi:
-                value = krippendorff_alpha_masi(all_rows) if all_rows else math.nan
-            else:
-                value = cohen_kappa(pair_rows)
-            n = sum(1 for a, b in zip(*pair_rows, strict=True) if a is not None and b is not None)
-            trend.append({"round": number, "value": _num(value), "n": n})
+            value = trend_value(pair_rows, all_rows, sets=sets)
+            trend.append({"round": number, "value": num(value), "n": both_labelled(pair_rows)})
         report["dimensions"].append(
             {
                 "key": info.key,
@@ -313,14 +256,14 @@ def build_report(
                 "levels": level_rows,
                 "per_pair": per_pair,
                 "confusion": confusion,
-                "per_category": _per_category(dim, detail_pair_rows),
-                "after": _after_discussion(dim, scope, codes, labels.resolutions, detail, labels.rater_names),
+                "per_category": _per_category(dim, detail_pair_rows, sets),
+                "after": _after_discussion(entries, scope, codes, sets, labels.rater_names),
                 "trend": trend,
             }
         )
     report["after_available"] = any(d["after"]["available"] for d in report["dimensions"])
     if not issue_types:
-        included = np.where(ann.excluded, EXCLUDED_CODE, 1).astype(np.int64)
+        included = np.where(entries.excluded, EXCLUDED_CODE, 1).astype(np.int64)
         pair_rows, all_rows = scope.rows(included)
-        report["screening"] = measure_row(pair_rows, all_rows, multi=False)
+        report["screening"] = measure_row(pair_rows, all_rows)
     return report, cells

@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from django.utils import timezone
 
 from annotator.models import Annotation, AnnotationValue, Assignment, Resolution, Study
+from annotator.services.agreement.version import study_labels_changed
 from annotator.services.sampling import SampleFilters, study_round_draw
 from tests.annotator.studies.factories import (
     IssueFactory,
@@ -57,7 +58,9 @@ def assignments_of(study: Study, rater) -> list[Assignment]:
 
 
 def write_label(assignment: Assignment, categories: Sequence = (), *, excluded: bool = False) -> Annotation:
-    """Submit `categories` (of any dimensions) as the rater's labels, bypassing the form checks."""
+    """Submit `categories` (of any dimensions) as the rater's labels, bypassing the form checks.
+
+    Like the annotation services, it bumps the study's labels version (the agreement report's cache key)."""
     annotation = assignment.annotation
     annotation.excluded = excluded
     annotation.excluded_reason = Annotation.ExcludedReason.NOT_A_BUG if excluded else ""
@@ -68,10 +71,13 @@ def write_label(assignment: Assignment, categories: Sequence = (), *, excluded: 
         [AnnotationValue(annotation=annotation, dimension_id=c.dimension_id, category=c) for c in categories]
     )
     Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED, submitted_at=timezone.now())
+    study_labels_changed(study_id=assignment.study_issue.study_id)
     return annotation
 
 
 def write_resolution(study_issue, values: dict[str, list[int]], *, excluded: bool = False, by=None) -> Resolution:
+    """A resolution written straight into its table; bumps the labels version as the resolution services do."""
+    study_labels_changed(study_id=study_issue.study_id)
     return Resolution.objects.create(
         study_issue=study_issue,
         values=values,

@@ -1,0 +1,55 @@
+"""The study's labels version: bumped by every service that changes labels, read by the cached report.
+
+``study_labels_changed`` is called inside the transaction that changes an annotation or a resolution, so
+the new version becomes visible exactly when the new labels do. Once that transaction commits, it queues
+the report's recomputation (debounced: one queued task per study at a time), so the next page view is warm.
+"""
+
+from celery import current_app
+from django.core.cache import cache
+from django.db import connection, transaction
+from django.utils import timezone
+
+from annotator.models import StudyLabelsVersion
+
+# A burst of submits (a rater working down the queue) becomes one recomputation this many seconds later.
+PRECOMPUTE_DELAY_SECONDS = 10
+# The "already queued" mark outlives a lost task by at most this long.
+PRECOMPUTE_LOCK_SECONDS = 15 * 60
+
+
+def precompute_lock_key(study_id: int) -> str:
+    return f"agreement:precompute:{study_id}"
+
+
+def study_labels_changed(*, study_id: int) -> None:
+    """Record that the study's labels changed; call it last in the transaction that changed them.
+
+    One statement (an upsert that increments), so a label change costs one more query. The row stays
+    locked until the transaction ends, which orders concurrent label changes of one study: called as the
+    last write, the lock is held for the commit only.
+    """
+    table = connection.ops.quote_name(StudyLabelsVersion._meta.db_table)
+    sql = (
+        f"INSERT INTO {table} (study_id, number, changed_at) VALUES (%s, 1, %s) "  # noqa: S608 -- the model's table
+        f"ON CONFLICT (study_id) DO UPDATE SET number = {table}.number + 1, changed_at = EXCLUDED.changed_at"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [study_id, timezone.now()])
+    transaction.on_commit(lambda: agreement_precompute_soon(study_id=study_id))
+
+
+def agreement_precompute_soon(*, study_id: int) -> bool:
+    """Queue the report's recomputation unless one is queued already; True when this call queued it.
+
+    Without a broker tasks run in-process, and a recomputation there would make the rater who submitted
+    wait for it: the next agreement page view computes the report instead.
+    """
+    if current_app.conf.task_always_eager:
+        return False
+    if not cache.add(precompute_lock_key(study_id), 1, PRECOMPUTE_LOCK_SECONDS):
+        return False
+    from annotator.tasks.agreement import agreement_precompute  # tasks import the services, not the other way
+
+    agreement_precompute.apply_async(args=[study_id], countdown=PRECOMPUTE_DELAY_SECONDS)
+    return True
