@@ -39,6 +39,7 @@ from annotator.models import (
 )
 from annotator.services.history import annotation_snapshot, resolution_snapshot
 from annotator.services.issues import issues_upsert
+from annotator.services.progress import rater_progress_rebuild
 from annotator.services.resolutions import RaterLabels, compare_labels
 from core.errors import DomainError
 from taxonomy.models import Category, Dimension
@@ -217,6 +218,7 @@ def _import(package: _Package, record: dict, name: str, owner) -> StudyImportRes
     result.study_issues = len(study_issues)
     disputes = _labels(package, study_issues, raters, dimensions, codes, result)
     _resolutions(package, study_issues, codes, disputes, result)
+    rater_progress_rebuild(study=study)  # the assignments' queue columns and the raters' progress counters
     return result
 
 

@@ -41,11 +41,9 @@ from annotator.models import Issue, Study, StudyIssue
 from annotator.services.agreement import TABLE_COLUMNS, agreement_report, report_rows
 
 from .context import ExportContext, export_context
+from .lines import final_dataset_csv_lines, final_dataset_jsonl_lines
 from .rows import (
     CHUNK_SIZE,
-    final_dataset_header,
-    final_dataset_records,
-    final_dataset_rows,
     rater_labels_header,
     rater_labels_records,
     rater_labels_rows,
@@ -221,8 +219,8 @@ def replication_package_write(
         ("data/sample.jsonl", lambda: jsonl_lines(sample_records(study=study))),
         ("data/labels.csv", lambda: csv_rows(rater_labels_header(context), rater_labels_rows(context))),
         ("data/labels.jsonl", lambda: jsonl_lines(rater_labels_records(context))),
-        ("data/final_labels.csv", lambda: csv_rows(final_dataset_header(context), final_dataset_rows(context))),
-        ("data/final_labels.jsonl", lambda: jsonl_lines(final_dataset_records(context))),
+        ("data/final_labels.csv", lambda: final_dataset_csv_lines(context)),
+        ("data/final_labels.jsonl", lambda: final_dataset_jsonl_lines(context)),
         ("agreement/agreement.json", lambda: [dumps(report, indent=2) + "\n"]),
         ("agreement/agreement.csv", lambda: csv_rows(TABLE_COLUMNS, report_rows(report))),
         ("study.json", lambda: [dumps(record, indent=2) + "\n"]),

@@ -1,8 +1,8 @@
 """Row generators of the exports: the final dataset (one row per resolved issue) and the per-rater labels
 (one row per submitted annotation).
 
-Rows are read with ``.iterator(chunk_size=2000)`` as plain tuples, never as a list of the whole study, so
-memory stays flat however many issues a study has. Per-rater values come from a second table: they are
+Rows are read with ``.iterator(chunk_size=2000)`` (see ``streamed``) as plain tuples, never as a list of the whole
+study, so memory stays flat however many issues a study has. Per-rater values come from a second table: they are
 fetched per chunk of annotations (one query per 2,000 rows), never per row.
 """
 
@@ -10,11 +10,31 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
+from django.db import connections, transaction
+from django.db.models import QuerySet
+
 from annotator.models import Annotation, AnnotationValue, Resolution
 
 from .context import LIST_SEPARATOR, ExportContext
 
 CHUNK_SIZE = 2000
+
+
+def streamed(queryset: QuerySet, chunk_size: int = CHUNK_SIZE) -> Iterator[Any]:
+    """``queryset.iterator()``, inside a transaction on PostgreSQL.
+
+    Outside a transaction Django declares its server-side cursor WITH HOLD, and PostgreSQL then runs the whole
+    query and stores every row before the first one is sent: the download waits (about 0.35 s per 100,000 rows)
+    while the worker idles. In a transaction the cursor streams: the first rows leave at once and
+    the database reads ahead while the rows are written. The transaction only reads; closing the stream (the
+    download ends or the client goes away) ends it.
+    """
+    connection = connections[queryset.db]
+    if connection.vendor != "postgresql" or not connection.get_autocommit():
+        yield from queryset.iterator(chunk_size=chunk_size)
+        return
+    with transaction.atomic(using=queryset.db):
+        yield from queryset.iterator(chunk_size=chunk_size)
 
 
 def _repository(owner: str | None, name: str | None) -> str:
@@ -36,7 +56,7 @@ def final_dataset_header(context: ExportContext) -> list[str]:
 
 
 def _final_rows(context: ExportContext) -> Iterator[tuple]:
-    return (
+    return streamed(
         Resolution.objects.filter(study_issue__study=context.study, status=Resolution.Status.RESOLVED)
         .order_by("study_issue__position")
         .values_list(
@@ -52,7 +72,6 @@ def _final_rows(context: ExportContext) -> Iterator[tuple]:
             "excluded",
             "note",
         )
-        .iterator(chunk_size=CHUNK_SIZE)
     )
 
 
@@ -104,7 +123,7 @@ def rater_labels_header(context: ExportContext) -> list[str]:
 
 
 def _annotation_chunks(context: ExportContext) -> Iterator[tuple[list[tuple], dict[int, dict[str, list[int]]]]]:
-    rows = (
+    rows = streamed(
         Annotation.objects.filter(assignment__study_issue__study=context.study, submitted_at__isnull=False)
         .order_by("assignment__study_issue__position", "assignment__rater_id")
         .values_list(
@@ -119,7 +138,6 @@ def _annotation_chunks(context: ExportContext) -> Iterator[tuple[list[tuple], di
             "time_spent_seconds",
             "proposals",
         )
-        .iterator(chunk_size=CHUNK_SIZE)
     )
     keys = {d.pk: d.key for d in context.dimensions}
     while chunk := list(islice(rows, CHUNK_SIZE)):

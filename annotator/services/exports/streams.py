@@ -15,10 +15,12 @@ from annotator.exports import (
     markdown_codebook,
     taxonomy_csv_rows,
 )
+from annotator.exports.jsonl import dumps
 from core.errors import NotFoundError
 
 from .access import ExportAccess
 from .context import export_context
+from .lines import final_dataset_csv_lines, final_dataset_json_texts, final_dataset_jsonl_lines
 from .rows import (
     final_dataset_header,
     final_dataset_records,
@@ -51,15 +53,21 @@ def blocks(chunks: Iterable[str], size: int = BLOCK_BYTES) -> Iterator[bytes]:
     """UTF-8 bytes in blocks of about ``size``: many small row strings become few large writes."""
     buffer: list[str] = []
     length = 0
-    for chunk in chunks:
-        buffer.append(chunk)
-        length += len(chunk)
-        if length >= size:
+    try:
+        for chunk in chunks:
+            buffer.append(chunk)
+            length += len(chunk)
+            if length >= size:
+                yield "".join(buffer).encode("utf-8")
+                buffer.clear()
+                length = 0
+        if buffer:
             yield "".join(buffer).encode("utf-8")
-            buffer.clear()
-            length = 0
-    if buffer:
-        yield "".join(buffer).encode("utf-8")
+    finally:
+        # A download cut short closes this generator: close the rows too, so their cursor and transaction end now.
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
 
 
 def export_stream(*, access: ExportAccess, what: str, fmt: str) -> ExportStream:
@@ -89,10 +97,11 @@ def export_stream(*, access: ExportAccess, what: str, fmt: str) -> ExportStream:
         header, rows, records = final_dataset_header, final_dataset_rows, final_dataset_records
     else:
         header, rows, records = rater_labels_header, rater_labels_rows, rater_labels_records
+    final = what == "final"  # the final dataset, the big one, has a fast path (lines.py) with the same text
     if fmt == "csv":
-        chunks = csv_rows(header(context), rows(context))
+        chunks = final_dataset_csv_lines(context) if final else csv_rows(header(context), rows(context))
     elif fmt == "jsonl":
-        chunks = jsonl_lines(records(context))
+        chunks = final_dataset_jsonl_lines(context) if final else jsonl_lines(records(context))
     else:
         head = {
             "study": study.name,
@@ -101,5 +110,21 @@ def export_stream(*, access: ExportAccess, what: str, fmt: str) -> ExportStream:
             "raters_pseudonymised": context.pseudonymous,
             "exported_at": timezone.now(),
         }
-        chunks = json_document_chunks(head, "records", records(context))
+        if final:
+            chunks = _json_document(head, "records", final_dataset_json_texts(context))
+        else:
+            chunks = json_document_chunks(head, "records", records(context))
     return ExportStream(blocks(chunks), CONTENT_TYPES[fmt], name)
+
+
+def _json_document(head: dict, key: str, texts: Iterable[str]) -> Iterator[str]:
+    """``json_document_chunks`` for records that are already JSON text: the same document, character for character."""
+    yield "{"
+    for field, value in head.items():
+        yield dumps(str(field)) + ": " + dumps(value) + ",\n"
+    yield dumps(key) + ": ["
+    separator = ""
+    for text in texts:
+        yield separator + text
+        separator = ",\n"
+    yield "]}"
