@@ -19,7 +19,7 @@ def run_manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     clean = {
         k: v
         for k, v in os.environ.items()
-        if k not in {"DJANGO_SETTINGS_MODULE", "DEBUG", "SECRET_KEY"}
+        if k not in {"DJANGO_SETTINGS_MODULE", "DEBUG", "SECRET_KEY", "DJANGO_ALLOW_ASYNC_UNSAFE"}
         and not k.startswith(("SECURE_", "SESSION_", "CSRF_"))
     }
     return subprocess.run(

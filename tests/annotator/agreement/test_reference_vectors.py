@@ -18,7 +18,7 @@ from annotator.agreement import (
     scott_pi,
 )
 
-# parents[3] is the project root (/work/main); the shared data live next to it.
+# parents[3] is the project root; the shared data live next to it.
 VECTORS_PATH = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "agreement" / "reference_vectors.json"
 VECTORS = json.loads(VECTORS_PATH.read_text(encoding="utf-8")) if VECTORS_PATH.exists() else []
 MISSING_FILE = pytest.mark.skip(reason=f"reference vectors not found at {VECTORS_PATH.resolve()}")
