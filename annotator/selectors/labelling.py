@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import Prefetch, Q, QuerySet, Sum
 from django.http import Http404
 
-from annotator.models import Annotation, Assignment, Comment, RaterProgress, Study, StudyMember
+from annotator.models import Annotation, AnnotationHistory, Assignment, Comment, RaterProgress, Study, StudyMember
 from annotator.permissions import can_see_all_labels
 from annotator.selectors.studies import study_get_for_user
 from taxonomy.models import Category, Dimension
@@ -392,4 +392,25 @@ def labelling_page(*, assignment: Assignment) -> dict[str, Any]:
         "values": chosen,
         "previous_id": previous_id,
         "next_id": next_id,
+        "sent_back_reason": _sent_back_reason(annotation),
     }
+
+
+def _sent_back_reason(annotation: Annotation) -> str | None:
+    """Why the rater is asked to look again, when the issue was reopened after a submit (else None).
+
+    Only annotations that were submitted and reopened can have one, so fresh work costs no query.
+    """
+    if annotation.version <= 1 or annotation.submitted_at is not None or annotation.frozen:
+        return None
+    last = (
+        AnnotationHistory.objects.filter(
+            annotation=annotation, action__in=[AnnotationHistory.Action.SUBMIT, AnnotationHistory.Action.REOPEN]
+        )
+        .order_by("-at", "-id")
+        .values_list("action", "after")
+        .first()
+    )
+    if last is None or last[0] != AnnotationHistory.Action.REOPEN:
+        return None
+    return (last[1] or {}).get("reason") or "The issue was reopened for discussion."
