@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from core.models import TimeStampedModel
+from core.models import AuditEntry, TimeStampedModel
 
 
 class Study(TimeStampedModel):
@@ -264,7 +264,7 @@ class AnnotationValue(models.Model):
         return f"{self.annotation_id}: {self.category_id}"
 
 
-class AnnotationHistory(models.Model):
+class AnnotationHistory(AuditEntry):
     """Append-only audit trail of an annotation: a snapshot before and after every change."""
 
     class Action(models.TextChoices):
@@ -276,12 +276,7 @@ class AnnotationHistory(models.Model):
         SKIP = "skip", "Skipped"
 
     annotation = models.ForeignKey(Annotation, on_delete=models.PROTECT, related_name="history")
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
     action = models.CharField(max_length=10, choices=Action.choices)
-    at = models.DateTimeField(auto_now_add=True)
-    version = models.PositiveIntegerField()
-    before = models.JSONField(default=dict, blank=True)
-    after = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["annotation", "at", "id"]
@@ -378,7 +373,7 @@ class Resolution(models.Model):
         return [key for key in self.disagreement_keys.split(",") if key]
 
 
-class ResolutionHistory(models.Model):
+class ResolutionHistory(AuditEntry):
     class Action(models.TextChoices):
         AUTO = "auto", "Compared automatically"
         RECORD = "record", "Recorded"
@@ -386,12 +381,7 @@ class ResolutionHistory(models.Model):
         SEND_BACK = "send_back", "Sent back to the raters"
 
     resolution = models.ForeignKey(Resolution, on_delete=models.PROTECT, related_name="history")
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
     action = models.CharField(max_length=10, choices=Action.choices)
-    at = models.DateTimeField(auto_now_add=True)
-    version = models.PositiveIntegerField()
-    before = models.JSONField(default=dict, blank=True)
-    after = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["resolution", "at", "id"]
