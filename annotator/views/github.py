@@ -4,19 +4,16 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotator.models import ImportJob, Repository
+from annotator.selectors.github import github_jobs_recent, github_repositories
 from annotator.services.github_sync import github_import_start
-from annotator.services.github_sync.jobs import github_web_host
 from core.errors import DomainError
 from core.permissions import can_manage_imports
-
-RECENT_JOBS = 20
 
 
 class GitHubImportForm(forms.Form):
@@ -35,22 +32,6 @@ class GitHubImportForm(forms.Form):
 
 def _require_manager(request: HttpRequest) -> None:
     _require_manager_user(request.user)
-
-
-# Reads, scoped to people who may manage imports (the views call these after the role check).
-def github_repositories(*, user) -> QuerySet[Repository]:
-    _require_manager_user(user)
-    return Repository.objects.filter(host__iexact=github_web_host()).order_by("owner", "name")
-
-
-def github_jobs_recent(*, user, limit: int = RECENT_JOBS) -> QuerySet[ImportJob]:
-    _require_manager_user(user)
-    return (
-        ImportJob.objects.filter(kind=ImportJob.Kind.GITHUB)
-        .select_related("created_by")
-        .defer("problems")
-        .order_by("-created_at", "-id")[:limit]
-    )
 
 
 def _require_manager_user(user) -> None:
