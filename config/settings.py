@@ -144,7 +144,10 @@ IMPORT_UPLOAD_MAX_BYTES = int(os.environ.get("IMPORT_UPLOAD_MAX_BYTES", str(200 
 
 # Caching: Redis when configured (shared by all web workers), else per-process memory.
 if REDIS_CACHE_URL := os.environ.get("CACHE_URL", ""):
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_CACHE_URL}}
+    CACHES = {"default": {"BACKEND": "core.cache.ReusedClientRedisCache", "LOCATION": REDIS_CACHE_URL}}
+    # Sessions read through the shared cache (written to both): every request skips a database query.
+    # Only with a shared cache: with per-process memory, a logout in one worker would not reach the others.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

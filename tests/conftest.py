@@ -13,6 +13,21 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 ROLES = ("owner", "rater_a", "rater_b", "adjudicator", "staff")
+# A real Redis for the tests that need one (cache backend, Celery broker); CI sets REQUIRE_REDIS.
+TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def redis_or_skip(url: str = TEST_REDIS_URL) -> None:
+    """Skip the test when Redis is not reachable, or fail it when REQUIRE_REDIS=1."""
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=2).ping()
+    except redis.RedisError as exc:
+        message = f"Redis is not reachable at {url} ({exc}); start redis-server or set TEST_REDIS_URL"
+        if os.environ.get("REQUIRE_REDIS") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
 
 
 @pytest.fixture
@@ -41,3 +56,12 @@ def client_as(client, users):
         return c
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _fresh_taxonomy_catalogue():
+    """Each test starts without cached taxonomy catalogues (ids are reused across rolled-back tests)."""
+    from taxonomy.catalogue import version_catalogue_clear
+
+    version_catalogue_clear()
+    yield

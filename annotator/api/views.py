@@ -15,10 +15,10 @@ from annotator.api.serializers import (
     RaterAssignmentPageOutputSerializer,
     RaterNextAssignmentOutputSerializer,
     RaterProgressOutputSerializer,
+    annotation_output,
     assignment_rows_data,
 )
 from annotator.selectors.labelling import (
-    annotation_get_for_change,
     annotation_get_for_user,
     assignment_next_row_for_rater,
     assignment_page_for_rater,
@@ -115,11 +115,11 @@ class AnnotationDraftApi(APIView):
         responses={200: AnnotationOutputSerializer, **ERRORS},
     )
     def put(self, request: Request, pk: int) -> Response:
-        annotation = annotation_get_for_change(user=request.user, pk=pk)
         data = AnnotationDraftInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        saved = annotation_save_draft(annotation=annotation, actor=request.user, **data.to_service_kwargs())
-        return Response(AnnotationOutputSerializer(saved).data)
+        # The service answers 404 for an annotation the user may not see, 403 for one they may only see.
+        saved = annotation_save_draft(annotation=pk, actor=request.user, **data.to_service_kwargs())
+        return Response(annotation_output(saved))
 
 
 class AnnotationSubmitApi(APIView):
@@ -133,8 +133,7 @@ class AnnotationSubmitApi(APIView):
         responses={200: AnnotationOutputSerializer, **ERRORS},
     )
     def post(self, request: Request, pk: int) -> Response:
-        annotation = annotation_get_for_change(user=request.user, pk=pk)
         data = AnnotationSubmitInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        submitted = annotation_submit(annotation=annotation, actor=request.user, **data.to_service_kwargs())
-        return Response(AnnotationOutputSerializer(submitted).data)
+        submitted = annotation_submit(annotation=pk, actor=request.user, **data.to_service_kwargs())
+        return Response(annotation_output(submitted))

@@ -271,23 +271,6 @@ def annotation_get_for_user(*, user, pk: int) -> Annotation:
     raise Http404("No such annotation.")
 
 
-def annotation_get_for_change(*, user, pk: int) -> Annotation:
-    """An annotation about to be changed, if the user may see it (404 otherwise, as annotation_get_for_user).
-
-    Reads only the annotation and its assignment (the autosave path: the service locks and re-reads
-    what it writes); anyone but the rater is then refused by the service with a 403.
-    """
-    annotation = Annotation.objects.select_related("assignment").filter(pk=pk).order_by().first()
-    if annotation is None:
-        raise Http404("No such annotation.")
-    if annotation.assignment.rater_id == user.pk:
-        return annotation
-    assignment = annotation.assignment
-    if can_see_all_labels(user, assignment.study if assignment.study_id else assignment.study_issue.study):
-        return annotation
-    raise Http404("No such annotation.")
-
-
 def _values_queryset():
     from annotator.models import AnnotationValue
 

@@ -14,15 +14,27 @@ new labels (`current_values`) so a caller can answer without reading them again.
 
 from dataclasses import dataclass, field
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
-from annotator.models import Annotation, AnnotationHistory, AnnotationValue, Assignment, StudyIssue, StudyMember
+from annotator.models import Annotation, AnnotationHistory, Assignment, Study, StudyIssue, StudyMember
+from annotator.permissions import can_see_all_labels
 from annotator.services.agreement.version import study_labels_changed
+from annotator.services.annotation_rows import (
+    Batch,
+    LockedAnnotation,
+    add_history,
+    add_issue_statuses,
+    add_progress_move,
+    add_update,
+    add_values,
+    lock_and_take,
+)
 from annotator.services.history import annotation_history_record, annotation_snapshot
-from annotator.services.progress import rater_progress_move
-from core.errors import ConflictError, DomainError, PermissionDeniedError
-from taxonomy.models import Category, Dimension
+from annotator.services.progress import rater_progress_move, rater_progress_recount_rater
+from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
+from taxonomy.catalogue import CategoryInfo, DimensionInfo, version_catalogue
+from taxonomy.models import Dimension
 
 CONFLICT_MESSAGE = "This annotation was changed in another tab or window; reload to see the latest version."
 FROZEN_MESSAGE = (
@@ -46,30 +58,20 @@ class AnnotationInput:
     proposals: dict[str, str] = field(default_factory=dict)
 
 
-def _study_dimensions(study_id: int) -> dict[str, Dimension]:
-    """The dimensions the study labels (all of its version's when it names none)."""
-    dimensions = list(Dimension.objects.filter(studies=study_id).order_by("order", "key", "pk"))
-    if not dimensions:
-        dimensions = list(Dimension.objects.filter(version__studies=study_id).order_by("order", "key", "pk"))
-    return {dimension.key: dimension for dimension in dimensions}
+def _catalogue(locked: LockedAnnotation) -> tuple[dict[str, DimensionInfo], dict[int, CategoryInfo]]:
+    """The study's dimensions by key (all of its version's when it names none) and its version's categories."""
+    catalogue = version_catalogue(version_id=locked.taxonomy_version_id, published_at=locked.version_published_at)
+    return catalogue.dimensions_by_key(locked.study_dimension_ids), catalogue.categories
 
 
-def _study_id(assignment: Assignment) -> int:
-    # The queue copy, or (for assignments written before it existed) the study issue's.
-    return assignment.study_id or assignment.study_issue.study_id
-
-
-def _clean(data: AnnotationInput, dimensions: dict[str, Dimension]) -> tuple[dict[str, list[Category]], dict]:
+def _clean(
+    data: AnnotationInput, dimensions: dict[str, DimensionInfo], categories: dict[int, CategoryInfo]
+) -> tuple[dict[str, list[CategoryInfo]], dict]:
     """Check the input against the study's dimensions and taxonomy version; return categories and fields."""
     unknown = sorted(set(data.values) - set(dimensions))
     if unknown:
         raise DomainError(f"This study does not label the dimension(s) {', '.join(unknown)}.", field="values")
-    wanted = {int(pk) for ids in data.values.values() for pk in ids}
-    categories = {
-        category.pk: category
-        for category in Category.objects.filter(pk__in=wanted, dimension__in=list(dimensions.values()))
-    }
-    chosen: dict[str, list[Category]] = {}
+    chosen: dict[str, list[CategoryInfo]] = {}
     for key, ids in data.values.items():
         dimension = dimensions[key]
         picked = []
@@ -115,7 +117,9 @@ def _clean(data: AnnotationInput, dimensions: dict[str, Dimension]) -> tuple[dic
     return chosen, fields
 
 
-def _require_complete(chosen: dict[str, list[Category]], fields: dict, dimensions: dict[str, Dimension]) -> None:
+def _require_complete(
+    chosen: dict[str, list[CategoryInfo]], fields: dict, dimensions: dict[str, DimensionInfo]
+) -> None:
     if fields["excluded"]:
         return
     missing = [
@@ -134,155 +138,173 @@ def _lock_study_issue(annotation: Annotation) -> StudyIssue:
     return StudyIssue.objects.select_for_update(of=("self",)).filter(assignments__annotation=annotation.pk).get()
 
 
-def _lock(annotation: Annotation, actor, expected_version: int, study_issue: StudyIssue | None = None) -> Annotation:
-    """The annotation, locked and checked: the actor is its rater, it is not frozen, the version is current."""
-    # The assignment row too: its status moves a progress counter, so it must not change under us
-    # (a skip in another tab). Lock order everywhere: study issue, annotation, assignment, counter.
-    locked = (
-        Annotation.objects.select_for_update(of=("self", "assignment"))
-        .select_related("assignment__study_issue")
-        .get(pk=annotation.pk)
-    )
-    assignment = locked.assignment
+def _lock(annotation: Annotation | int, actor, expected_version: int, *, submitting: bool) -> LockedAnnotation:
+    """The annotation, locked and checked (its labels taken out): the actor is its rater, it is not frozen,
+    the version is current. Anyone else is answered as the selectors would: 404 unless they may see it."""
+    pk = annotation if isinstance(annotation, int) else annotation.pk
+    # Lock order everywhere: study issue (a submit), annotation, assignment, counter. The assignment is
+    # locked too: its status moves a progress counter, so it must not change under us (a skip in another tab).
+    locked = lock_and_take(annotation_id=pk, study_issue_first=submitting)
+    if locked is None:
+        raise NotFoundError("No such annotation.")
+    assignment = locked.annotation.assignment
     if assignment.rater_id != actor.pk:
-        raise PermissionDeniedError("Only the rater assigned to this issue can change this annotation.")
-    if locked.frozen:
+        study = Study.objects.get(pk=assignment.study_issue.study_id)
+        if can_see_all_labels(actor, study):
+            raise PermissionDeniedError("Only the rater assigned to this issue can change this annotation.")
+        raise NotFoundError("No such annotation.")
+    if locked.annotation.frozen:
         raise ConflictError(FROZEN_MESSAGE)
-    if locked.version != expected_version:
+    if locked.annotation.version != expected_version:
         raise ConflictError(CONFLICT_MESSAGE)
     assignment.rater = actor  # checked above: saves a query for whoever shows the rater's name
-    if study_issue is not None:
-        assignment.study_issue = study_issue
     return locked
 
 
-def _take_values(annotation: Annotation, dimensions: dict[str, Dimension]) -> dict[str, list[int]]:
-    """Delete the annotation's labels and return them (category ids per dimension key): one statement."""
-    meta = AnnotationValue._meta
-    quote = connection.ops.quote_name
-    column = {name: quote(meta.get_field(name).column) for name in ("annotation", "dimension", "category")}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            # Identifiers come from the model's metadata; the only value is a parameter.
-            f"DELETE FROM {quote(meta.db_table)} WHERE {column['annotation']} = %s "  # noqa: S608
-            f"RETURNING {column['dimension']}, {column['category']}",
-            [annotation.pk],
-        )
-        rows = cursor.fetchall()
+def _old_values(locked: LockedAnnotation, dimensions: dict[str, DimensionInfo]) -> dict[str, list[int]]:
+    """The labels just taken out, as category ids per dimension key (for the history snapshot)."""
     keys = {dimension.pk: key for key, dimension in dimensions.items()}
-    unknown = {dimension_id for dimension_id, _ in rows if dimension_id not in keys}
+    unknown = {dimension_id for dimension_id, _ in locked.old_values if dimension_id not in keys}
     if unknown:  # labels of a dimension the study no longer uses: still part of the history
         keys.update(Dimension.objects.filter(pk__in=unknown).values_list("pk", "key"))
     values: dict[str, list[int]] = {}
-    for dimension_id, category_id in rows:
+    for dimension_id, category_id in locked.old_values:
         values.setdefault(keys[dimension_id], []).append(category_id)
     return values
 
 
-def _write(
-    locked: Annotation,
-    chosen: dict[str, list[Category]],
+def _save(
+    locked: LockedAnnotation,
+    *,
+    actor,
+    chosen: dict[str, list[CategoryInfo]],
     fields: dict,
     elapsed_seconds: int,
-    dimensions: dict[str, Dimension],
-) -> tuple[dict, dict[str, list[int]]]:
-    """Replace labels and fields; returns the snapshot before the change and the new labels."""
-    before = annotation_snapshot(locked, values=_take_values(locked, dimensions))
+    dimensions: dict[str, DimensionInfo],
+    status: str,
+    action: str,
+    now,
+) -> list[tuple]:
+    """Write the new labels and fields, the assignment's status and counter, and the history entry.
+
+    Returns the issue's assignment statuses, read after the writes (see annotation_rows.add_issue_statuses).
+    """
+    annotation = locked.annotation
+    before = annotation_snapshot(annotation, values=_old_values(locked, dimensions))
     for name, value in fields.items():
-        setattr(locked, name, value)
-    locked.time_spent_seconds += max(0, min(int(elapsed_seconds or 0), MAX_ELAPSED_PER_SAVE))
-    locked.version += 1  # we hold the row lock
-    AnnotationValue.objects.bulk_create(
-        [
-            AnnotationValue(annotation=locked, dimension_id=category.dimension_id, category=category)
-            for categories in chosen.values()
-            for category in categories
-        ]
-    )
+        setattr(annotation, name, value)
+    annotation.time_spent_seconds += max(0, min(int(elapsed_seconds or 0), MAX_ELAPSED_PER_SAVE))
+    annotation.version += 1  # we hold the row lock
+    annotation.updated_at = now
+    changed = [*fields, "time_spent_seconds", "version", "updated_at"]
+    if status == Assignment.Status.SUBMITTED:
+        annotation.submitted_at = now
+        changed.append("submitted_at")
     values = {key: sorted(category.pk for category in chosen[key]) for key in dimensions if key in chosen}
-    locked.current_values = values
-    return before, values
+    annotation.current_values = values
 
-
-def _set_status(assignment: Assignment, status: str, **times) -> None:
-    """Save the assignment's new status and times (only if something changed) and move its progress counter."""
-    old = assignment.status
-    changed = {name: value for name, value in times.items() if getattr(assignment, name) is None}
-    if status == old and not changed and not assignment.skip_reason:
-        return
-    assignment.status = status
-    assignment.skip_reason = ""
-    for name, value in changed.items():
-        setattr(assignment, name, value)
-    assignment.save(update_fields=["status", "skip_reason", *changed])
-    rater_progress_move(assignment=assignment, old=old, new=status)
+    batch = Batch()
+    add_values(
+        batch,
+        annotation_id=annotation.pk,
+        pairs=[(category.dimension_id, category.pk) for categories in chosen.values() for category in categories],
+    )
+    add_update(batch, annotation, changed)
+    assignment = annotation.assignment
+    old_status = assignment.status
+    times = {"started_at": now, **({"submitted_at": now} if status == Assignment.Status.SUBMITTED else {})}
+    unset = [name for name in times if getattr(assignment, name) is None]
+    if status != old_status or unset or assignment.skip_reason:
+        assignment.status, assignment.skip_reason = status, ""
+        for name in unset:
+            setattr(assignment, name, times[name])
+        add_update(batch, assignment, ["status", "skip_reason", *unset])
+    if status != old_status:
+        add_progress_move(
+            batch, study_issue=assignment.study_issue, rater_id=assignment.rater_id, old=old_status, new=status
+        )
+    add_history(
+        batch,
+        annotation=annotation,
+        actor_id=actor.pk,
+        action=action,
+        at=now,
+        before=before,
+        after=annotation_snapshot(annotation, values=values),
+    )
+    add_issue_statuses(batch, study_issue=assignment.study_issue, rater_id=assignment.rater_id)
+    statuses = batch.run()
+    if status != old_status and statuses and not statuses[0][1]:
+        # Assignments written by some other path (e.g. an import) without counters: count them now.
+        rater_progress_recount_rater(study_issue=assignment.study_issue, rater_id=assignment.rater_id)
+    return statuses
 
 
 @transaction.atomic
 def annotation_save_draft(
-    *, annotation: Annotation, actor, data: AnnotationInput, expected_version: int, elapsed_seconds: int = 0
+    *, annotation: Annotation | int, actor, data: AnnotationInput, expected_version: int, elapsed_seconds: int = 0
 ) -> Annotation:
-    """Save work in progress (autosave). Incomplete is fine; a submitted annotation is revised by submitting."""
-    locked = _lock(annotation, actor, expected_version)
-    if locked.submitted_at is not None:
+    """Save work in progress (autosave). Incomplete is fine; a submitted annotation is revised by submitting.
+
+    `annotation` is the annotation or its id; the returned annotation carries its new labels (`current_values`).
+    """
+    locked = _lock(annotation, actor, expected_version, submitting=False)
+    if locked.annotation.submitted_at is not None:
         raise ConflictError("This annotation is already submitted; change it and submit again to revise it.")
-    dimensions = _study_dimensions(_study_id(locked.assignment))
-    chosen, fields = _clean(data, dimensions)
-    before, values = _write(locked, chosen, fields, elapsed_seconds, dimensions)
-    locked.save(update_fields=[*fields, "time_spent_seconds", "version", "updated_at"])
-    _set_status(locked.assignment, Assignment.Status.DRAFTED, started_at=timezone.now())
-    annotation_history_record(
-        annotation=locked,
+    dimensions, categories = _catalogue(locked)
+    chosen, fields = _clean(data, dimensions, categories)
+    _save(
+        locked,
         actor=actor,
+        chosen=chosen,
+        fields=fields,
+        elapsed_seconds=elapsed_seconds,
+        dimensions=dimensions,
+        status=Assignment.Status.DRAFTED,
         action=AnnotationHistory.Action.DRAFT,
-        before=before,
-        after=annotation_snapshot(locked, values=values),
+        now=timezone.now(),
     )
-    return locked
+    return locked.annotation
 
 
 @transaction.atomic
 def annotation_submit(
-    *, annotation: Annotation, actor, data: AnnotationInput, expected_version: int, elapsed_seconds: int = 0
+    *, annotation: Annotation | int, actor, data: AnnotationInput, expected_version: int, elapsed_seconds: int = 0
 ) -> Annotation:
     """Submit (or, if submitted before, revise). When every rater of the issue has submitted, all freeze."""
-    # Lock order: study issue, then annotation. Submits of the same issue by two raters serialise here,
+    # Lock order: study issue, then annotation. Submits of the same issue by two raters serialise there,
     # so the second one always sees the first and freezes the pair.
-    study_issue = _lock_study_issue(annotation)
-    locked = _lock(annotation, actor, expected_version, study_issue)
-    dimensions = _study_dimensions(study_issue.study_id)
-    chosen, fields = _clean(data, dimensions)
+    locked = _lock(annotation, actor, expected_version, submitting=True)
+    dimensions, categories = _catalogue(locked)
+    chosen, fields = _clean(data, dimensions, categories)
     _require_complete(chosen, fields, dimensions)
-    revising = locked.submitted_at is not None
-    before, values = _write(locked, chosen, fields, elapsed_seconds, dimensions)
-    now = timezone.now()
-    locked.submitted_at = now
-    locked.save(update_fields=[*fields, "time_spent_seconds", "version", "submitted_at", "updated_at"])
-    _set_status(locked.assignment, Assignment.Status.SUBMITTED, started_at=now, submitted_at=now)
-    annotation_history_record(
-        annotation=locked,
+    submitted = locked.annotation
+    revising = submitted.submitted_at is not None
+    statuses = _save(
+        locked,
         actor=actor,
+        chosen=chosen,
+        fields=fields,
+        elapsed_seconds=elapsed_seconds,
+        dimensions=dimensions,
+        status=Assignment.Status.SUBMITTED,
         action=AnnotationHistory.Action.REVISE if revising else AnnotationHistory.Action.SUBMIT,
-        before=before,
-        after=annotation_snapshot(locked, values=values),
+        now=timezone.now(),
     )
-    frozen = _freeze_if_complete(study_issue=study_issue, actor=actor, known={locked.pk: values})
-    if locked.pk in frozen:
-        locked.frozen, locked.version = frozen[locked.pk]
+    study_issue = submitted.assignment.study_issue
+    if len(statuses) >= 2 and all(status == Assignment.Status.SUBMITTED for status, _ in statuses):
+        frozen = _freeze(study_issue=study_issue, actor=actor, known={submitted.pk: submitted.current_values})
+        if submitted.pk in frozen:
+            submitted.frozen, submitted.version = frozen[submitted.pk]
     study_labels_changed(study_id=study_issue.study_id)
-    return locked
+    return submitted
 
 
-def _freeze_if_complete(
-    *, study_issue: StudyIssue, actor, known: dict[int, dict[str, list[int]]]
-) -> dict[int, tuple[bool, int]]:
-    """Freeze every annotation of the issue once all its raters have submitted; returns {pk: (frozen, version)}.
+def _freeze(*, study_issue: StudyIssue, actor, known: dict[int, dict[str, list[int]]]) -> dict[int, tuple[bool, int]]:
+    """Freeze every annotation of the issue (all its raters have submitted); returns {pk: (frozen, version)}.
 
     `known` holds labels the caller has just written (annotation pk -> values), so they are not read again.
     """
-    statuses = list(Assignment.objects.filter(study_issue_id=study_issue.pk).values_list("status", flat=True))
-    if len(statuses) < 2 or any(status != Assignment.Status.SUBMITTED for status in statuses):
-        return {}
     to_freeze = list(
         Annotation.objects.select_for_update()
         .filter(assignment__study_issue_id=study_issue.pk, frozen=False)

@@ -51,6 +51,11 @@ def rater_progress_move(*, assignment: Assignment, old: str, new: str) -> None:
         _recount(study_id=study_issue.study_id, round_ids=[study_issue.round_id], rater_ids=[assignment.rater_id])
 
 
+def rater_progress_recount_rater(*, study_issue: StudyIssue, rater_id: int) -> None:
+    """Recount one rater's counter of the issue's round (its row was missing: assignments written elsewhere)."""
+    _recount(study_id=study_issue.study_id, round_ids=[study_issue.round_id], rater_ids=[rater_id])
+
+
 @transaction.atomic
 def rater_progress_rebuild(*, study: Study | None = None) -> int:
     """Recount the counters of one study (or all) from the assignments; returns the number of counter rows."""

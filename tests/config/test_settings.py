@@ -48,3 +48,15 @@ def test_debug_is_off_unless_asked_for():
     env = {k: v for k, v in PRODUCTION_ENV.items() if k != "DEBUG"}
     result = run_manage("shell", "-c", "from django.conf import settings; print(settings.DEBUG)", env=env)
     assert result.stdout.strip().splitlines()[-1] == "False", result.stderr
+
+
+def _session_engine(env: dict[str, str]) -> str:
+    result = run_manage("shell", "-c", "from django.conf import settings; print(settings.SESSION_ENGINE)", env=env)
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_sessions_go_through_the_cache_only_when_it_is_shared():
+    # A shared (Redis) cache saves every request its session query; a per-process cache would let a
+    # logout in one worker leave the session alive in the others, so then sessions stay in the database.
+    assert _session_engine({**PRODUCTION_ENV, "CACHE_URL": "redis://127.0.0.1:6379/1"}).endswith(".cached_db")
+    assert _session_engine(PRODUCTION_ENV) == "django.contrib.sessions.backends.db"

@@ -1,10 +1,8 @@
 """A GitHub import started from the page, run by a real Celery worker over the Redis broker."""
 
-import os
 import time
 
 import pytest
-import redis
 from celery.contrib.testing.worker import start_worker
 from django.contrib.auth.models import Group
 from django.urls import reverse
@@ -14,23 +12,14 @@ from annotator.tasks import github_imports  # noqa: F401  (the worker must know 
 from config.celery import app
 from core.permissions import STUDY_OWNERS_GROUP
 from tests.annotator.github.conftest import REPO, seed
+from tests.conftest import TEST_REDIS_URL, redis_or_skip
 
-BROKER_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-def _redis_or_skip() -> None:
-    try:
-        redis.Redis.from_url(BROKER_URL, socket_connect_timeout=2).ping()
-    except redis.RedisError as exc:
-        message = f"Redis is not reachable at {BROKER_URL} ({exc}); start redis-server or set TEST_REDIS_URL"
-        if os.environ.get("REQUIRE_REDIS") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+BROKER_URL = TEST_REDIS_URL
 
 
 @pytest.fixture
 def redis_celery_app():
-    _redis_or_skip()
+    redis_or_skip(BROKER_URL)
     saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager", "result_backend")}
     app.conf.update(broker_url=BROKER_URL, task_always_eager=False, result_backend=None)
     # Connections and producers made under the eager configuration must not be reused.

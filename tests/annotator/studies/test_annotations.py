@@ -8,7 +8,7 @@ from annotator.services.annotations import (
     annotation_save_draft,
     annotation_submit,
 )
-from core.errors import ConflictError, DomainError, PermissionDeniedError
+from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
 from tests.annotator.studies.conftest import complete_input
 from tests.annotator.studies.factories import StudyCategoryFactory, make_taxonomy
 
@@ -146,12 +146,31 @@ def test_an_unknown_dimension_is_refused(world, users):
 
 
 def test_another_rater_cannot_write_my_annotation(world, users):
-    with pytest.raises(PermissionDeniedError):
+    # Blind: another rater may not even learn that the annotation exists (the API answers 404).
+    with pytest.raises(NotFoundError):
         annotation_save_draft(
             annotation=world.a.annotation, actor=users["rater_b"], data=AnnotationInput(note="x"), expected_version=1
         )
     world.a.annotation.refresh_from_db()
     assert world.a.annotation.note == ""
+    assert world.a.annotation.values.count() == 0
+
+
+def test_the_owner_sees_but_cannot_write_a_raters_annotation(world, users):
+    annotation_save_draft(
+        annotation=world.a.annotation,
+        actor=users["rater_a"],
+        data=AnnotationInput(values={"symptom": [world.cats["symptom"][0].pk]}),
+        expected_version=1,
+    )
+    for service in (annotation_save_draft, annotation_submit):
+        with pytest.raises(PermissionDeniedError):
+            service(
+                annotation=world.a.annotation.pk, actor=users["owner"], data=complete_input(world), expected_version=2
+            )
+    world.a.annotation.refresh_from_db()
+    assert world.a.annotation.version == 2
+    assert list(world.a.annotation.values.values_list("category_id", flat=True)) == [world.cats["symptom"][0].pk]
 
 
 def test_revise_until_the_other_rater_submits_then_frozen(world, users):

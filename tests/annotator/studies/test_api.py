@@ -127,3 +127,19 @@ def test_the_schema_documents_the_rater_flow(db, client_as):
         assert path in text
     for component in ("AnnotationDraftInput", "AnnotationOutput", "RaterNextAssignmentOutput"):
         assert component in text
+
+
+def test_the_save_answer_is_what_the_output_serializer_gives(world, api_as):
+    from annotator.api.serializers import AnnotationOutputSerializer
+    from annotator.models import Annotation
+
+    client = api_as("rater_a")
+    url = f"/api/v1/annotations/{world.a.annotation.pk}/"
+    extra = {"note": "née ünïcode", "proposals": {"symptom": "Silent hang"}, "confidence": 2}
+    for method, suffix, version in [("put", "draft/", 1), ("post", "submit/", 2)]:
+        answer = getattr(client, method)(url + suffix, _body(world, version, **extra), format="json")
+        assert answer.status_code == 200, answer.content
+        stored = Annotation.objects.select_related("assignment__study_issue", "assignment__rater").get(
+            pk=world.a.annotation.pk
+        )
+        assert answer.json() == AnnotationOutputSerializer(stored).data
