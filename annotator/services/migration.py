@@ -2,7 +2,9 @@
 
 Renames, moves and merges are carried automatically. A label whose category was split (or deprecated)
 cannot be placed by a program: it stays on the old category's deprecated copy in the new version and
-its annotation, if submitted, is reopened so that it is back in the rater's queue.
+its annotation, if submitted, is reopened so that it is back in the rater's queue. A final label
+(resolution) is carried the same way; one that used such a category, or that was decided on annotations
+now reopened, goes back to adjudication through the resolution service (`resolution_reset`).
 
 Nothing is lost: AnnotationValue rows are updated in place, but each changed annotation and resolution
 gets a history entry with its labels before and after, and a StudyVersionMove keeps the whole old -> new
@@ -28,7 +30,9 @@ from annotator.models import (
     StudyVersionMove,
 )
 from annotator.permissions import can_manage_study
+from annotator.services.agreement.version import study_labels_changed
 from annotator.services.annotations import annotation_reopen
+from annotator.services.resolutions import resolution_reset
 from core.errors import ConflictError, DomainError, PermissionDeniedError
 from taxonomy.models import Category, Dimension, TaxonomyVersion
 from taxonomy.services.operations import CategoryFate, version_category_map
@@ -48,6 +52,7 @@ class MovePreview:
     per_dimension: dict[str, Counter] = field(default_factory=dict)
     annotations_to_reopen: int = 0
     annotations_pending_relabel: int = 0  # not yet submitted: already in the queue
+    resolutions_to_reset: int = 0  # final labels that go back to adjudication
     examples: list[dict] = field(default_factory=list)  # a few affected categories, for the page
 
     @property
@@ -106,6 +111,19 @@ def _values(study: Study) -> list[tuple[int, int, str, int]]:
     )
 
 
+def _stale(values: dict | None, fates: dict[int, CategoryFate]) -> dict[str, list[int]]:
+    """The split or deprecated categories of a final label, per dimension: a person decides those again."""
+    found = {key: [int(pk) for pk in ids if fates[int(pk)].kind in RELABEL] for key, ids in (values or {}).items()}
+    return {key: ids for key, ids in found.items() if ids}
+
+
+def _needs_reset(status: str, stale: dict[str, list[int]], reopened: bool) -> bool:
+    """A final label goes back to adjudication when it used a split or deprecated category, or when it was
+    decided on annotations that are now reopened. A pending or sent-back one whose raters re-label is left
+    as it is: the automatic comparison redoes it when they have all submitted again."""
+    return bool(stale) or (reopened and status == Resolution.Status.RESOLVED)
+
+
 def study_version_preview(*, study: Study, to_version: TaxonomyVersion) -> MovePreview:
     _check_target(study, to_version)
     fates = version_category_map(from_version=study.taxonomy_version, to_version=to_version)
@@ -120,15 +138,21 @@ def study_version_preview(*, study: Study, to_version: TaxonomyVersion) -> MoveP
             relabel_annotations.add(annotation_id)
         if kind != "unchanged":
             affected[category_id] += 1
-    submitted = set(
-        Annotation.objects.filter(pk__in=relabel_annotations, submitted_at__isnull=False).values_list("pk", flat=True)
+    to_reopen = dict(
+        Annotation.objects.filter(pk__in=relabel_annotations, submitted_at__isnull=False).values_list(
+            "pk", "assignment__study_issue_id"
+        )
     )
-    preview.annotations_to_reopen = len(submitted)
-    preview.annotations_pending_relabel = len(relabel_annotations - submitted)
-    for values in Resolution.objects.filter(study_issue__study=study).values_list("values", flat=True):
+    preview.annotations_to_reopen = len(to_reopen)
+    preview.annotations_pending_relabel = len(relabel_annotations - set(to_reopen))
+    reopened_issues = set(to_reopen.values())
+    resolutions = Resolution.objects.filter(study_issue__study=study).values_list("study_issue_id", "status", "values")
+    for study_issue_id, status, values in resolutions:
         for ids in (values or {}).values():
             for category_id in ids:
                 preview.resolution_labels[fates[int(category_id)].kind] += 1
+        if _needs_reset(status, _stale(values, fates), study_issue_id in reopened_issues):
+            preview.resolutions_to_reset += 1
     names = dict(Category.objects.filter(pk__in=[*affected, *_all_targets(fates, affected)]).values_list("pk", "name"))
     for category_id, n in affected.most_common(20):
         fate = fates[category_id]
@@ -157,15 +181,31 @@ def _map_ids(ids: list, fates: dict[int, CategoryFate]) -> tuple[list[int], bool
 def study_version_move(
     *, study: Study, to_version: TaxonomyVersion, actor, expected_from_version: int | None = None
 ) -> StudyVersionMove:
-    """Move the study and every label to `to_version`; reopen submitted annotations that need re-labelling."""
+    """Move the study and every label to `to_version`; reopen submitted annotations that need re-labelling
+    and send the final labels that need a person back to adjudication."""
     if not can_manage_study(actor, study):
         raise PermissionDeniedError("Only the study's owner can move it to another taxonomy version.")
-    # Lock order: study, then its study issues (as the annotation services do: study issue, then annotation).
+    # Lock order: the study, its study issues, their resolutions, then their annotations, each in pk order
+    # (as the other services: study issue, resolution, annotation, assignment, counter; labels version last).
+    # The annotations are locked before their labels are rewritten: an autosave holds its annotation and
+    # then replaces the labels, so touching the labels first would deadlock with it.
     locked = Study.objects.select_for_update(of=("self",)).select_related("taxonomy_version").get(pk=study.pk)
     if expected_from_version is not None and locked.taxonomy_version_id != expected_from_version:
         raise ConflictError("This study was moved to another taxonomy version meanwhile; reload the page.")
     _check_target(locked, to_version)
     list(StudyIssue.objects.select_for_update().filter(study=locked).order_by("pk").values_list("pk", flat=True))
+    resolutions = list(
+        Resolution.objects.select_for_update(of=("self",))
+        .filter(study_issue__study=locked)
+        .select_related("study_issue")
+        .order_by("pk")
+    )
+    list(
+        Annotation.objects.select_for_update(of=("self",))
+        .filter(assignment__study_issue__study=locked)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
     from_version = locked.taxonomy_version
     fates = version_category_map(from_version=from_version, to_version=to_version)
     new_dimensions = {d.key: d for d in Dimension.objects.filter(version=to_version)}
@@ -240,7 +280,19 @@ def study_version_move(
         ],
         batch_size=1000,
     )
-    resolution_counts = _move_resolutions(locked, fates, actor, move, note)
+    to_reopen = dict(
+        Annotation.objects.filter(pk__in=relabel, submitted_at__isnull=False).values_list(
+            "pk", "assignment__study_issue_id"
+        )
+    )
+    rater_stale: dict[int, set[int]] = {}  # study issue -> split/deprecated categories its reopened labels used
+    for _pk, annotation_id, _key, category_id in rows:
+        if annotation_id in to_reopen and fates[category_id].kind in RELABEL:
+            rater_stale.setdefault(to_reopen[annotation_id], set()).add(category_id)
+    stale, resolution_counts = _move_resolutions(resolutions, fates, actor, move, note)
+    resolution_counts["resolutions_reset"] = _reset_resolutions(
+        resolutions, stale, rater_stale, fates=fates, actor=actor, to_version=to_version
+    )
 
     reopened = []
     for annotation in Annotation.objects.filter(pk__in=relabel, submitted_at__isnull=False).order_by("pk"):
@@ -263,18 +315,24 @@ def study_version_move(
     }
     move.relabel_annotation_ids = sorted(relabel)
     move.save(update_fields=["counts", "relabel_annotation_ids", "before"])
+    study_labels_changed(study_id=locked.pk)  # every label points to a new category: the report is stale
     study.taxonomy_version = to_version
     return move
 
 
-def _move_resolutions(study: Study, fates, actor, move: StudyVersionMove, note: str) -> dict[str, int]:
-    """Map resolution values; a split or deprecated final label is counted for re-adjudication."""
+def _move_resolutions(
+    resolutions: list[Resolution], fates, actor, move: StudyVersionMove, note: str
+) -> tuple[dict[int, dict[str, list[int]]], dict[str, int]]:
+    """Map resolution values to the new version; returns, per resolution, the split or deprecated categories
+    it used (by dimension; the values now point to their deprecated copies) and the counts."""
     changed, readjudicate = 0, 0
     history = []
-    for resolution in Resolution.objects.select_for_update().filter(study_issue__study=study).order_by("pk"):
+    stale: dict[int, dict[str, list[int]]] = {}
+    for resolution in resolutions:
         if not resolution.values:
             continue
         old = resolution.values
+        stale[resolution.pk] = _stale(old, fates)
         new, needs_person = {}, False
         for key, ids in old.items():
             new[key], relabel = _map_ids(ids, fates)
@@ -296,7 +354,46 @@ def _move_resolutions(study: Study, fates, actor, move: StudyVersionMove, note: 
             )
         )
     ResolutionHistory.objects.bulk_create(history, batch_size=1000)
-    return {"resolutions_carried": changed, "resolutions_to_readjudicate": readjudicate}
+    return stale, {"resolutions_carried": changed, "resolutions_to_readjudicate": readjudicate}
+
+
+def _reset_resolutions(
+    resolutions: list[Resolution],
+    stale: dict[int, dict[str, list[int]]],
+    rater_stale: dict[int, set[int]],
+    *,
+    fates: dict[int, CategoryFate],
+    actor,
+    to_version: TaxonomyVersion,
+) -> int:
+    """Send the final labels that need a person back to adjudication (the old decision stays in the history)."""
+    chosen = [r for r in resolutions if _needs_reset(r.status, stale.get(r.pk, {}), r.study_issue_id in rater_stale)]
+    decided_stale = {r.pk: [pk for ids in stale.get(r.pk, {}).values() for pk in ids] for r in chosen}
+    wanted = {pk for ids in decided_stale.values() for pk in ids} | {pk for ids in rater_stale.values() for pk in ids}
+    names = dict(Category.objects.filter(pk__in=wanted).values_list("pk", "name"))
+
+    def said(category_ids) -> str:
+        return "; ".join(
+            f"category '{names[pk]}' was {fates[pk].kind} in v{to_version.number}" for pk in dict.fromkeys(category_ids)
+        )
+
+    for resolution in chosen:
+        reopened = resolution.study_issue_id in rater_stale
+        if reopened:
+            reason = (
+                f"{said([*decided_stale[resolution.pk], *sorted(rater_stale[resolution.study_issue_id])])}; "
+                "the raters' annotations were reopened: re-adjudicate once they have re-labelled the issue."
+            )
+        else:
+            reason = f"{said(decided_stale[resolution.pk])}; re-adjudicate."
+        resolution_reset(
+            study_issue=resolution.study_issue,
+            actor=actor,
+            reason=reason[:1].upper() + reason[1:],
+            expected_version=resolution.version,
+            undecided=list(stale.get(resolution.pk, {})),
+        )
+    return len(chosen)
 
 
 def labels_as_of_version(*, study: Study, version: TaxonomyVersion) -> list[LabelRow]:

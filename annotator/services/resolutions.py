@@ -1,5 +1,6 @@
 """Resolving an issue: automatic comparison when all raters have submitted, the adjudicator's decision,
-sending an issue back to the raters, and the study's anonymous-adjudication option.
+sending an issue back to the raters, taking a decision back (when the taxonomy changed under it), and the
+study's anonymous-adjudication option.
 
 Lock order, as in the annotation services: the study issue first, then the resolution (then annotations).
 Resolution.version is the optimistic lock a client sends back; the row lock makes the check-and-write atomic.
@@ -177,15 +178,78 @@ def resolution_auto(*, study_issue: StudyIssue, actor=None) -> Resolution | None
     return resolution
 
 
-@transaction.atomic
 def resolutions_ensure(*, study: Study) -> int:
-    """Create the missing resolutions of issues frozen before resolutions existed (idempotent); how many."""
-    missing = (
+    """Create the missing resolutions of issues frozen before resolutions existed (idempotent); how many.
+
+    One transaction per issue, not one around the loop: resolution_auto bumps the study's labels version,
+    whose row stays locked until commit, and holding it while locking the next study issue would invert
+    the order the other services keep (study issue first, labels version last) and deadlock with, say, a
+    reopen of that issue. Each issue is checked again under its lock: another request may have created its
+    resolution since the list was read (and an adjudicator decided it), and that must not be redone.
+    """
+    missing = list(
         StudyIssue.objects.filter(study=study, resolution__isnull=True, assignments__annotation__frozen=True)
         .distinct()
         .order_by("position")
     )
-    return sum(1 for study_issue in missing if resolution_auto(study_issue=study_issue) is not None)
+    created = 0
+    for study_issue in missing:
+        with transaction.atomic():
+            locked_issue, existing = _lock(study_issue)
+            if existing is None and resolution_auto(study_issue=locked_issue) is not None:
+                created += 1
+    return created
+
+
+@transaction.atomic
+def resolution_reset(
+    *, study_issue: StudyIssue, actor, reason: str, expected_version: int, undecided: Iterable[str] = ()
+) -> Resolution:
+    """Take back the decision on an issue: it waits for adjudication again. Nothing is deleted.
+
+    `undecided`: dimension keys whose decided value no longer holds (e.g. its category was split). They
+    leave the values and join the disputed dimensions, so the issue is back in the adjudication queue and
+    each must be decided again; the other decided dimensions keep their values. The resolution becomes
+    pending with no overall method or decider, unless it is sent back: then it stays sent back, so the
+    raters' discussion still counts once they agree. The history entry keeps the decision and says why.
+    """
+    locked_issue, resolution = _lock(study_issue)
+    if not can_adjudicate(actor, locked_issue.study):
+        raise PermissionDeniedError("Only the study's adjudicators and owners can take back a decision.")
+    if resolution is None:
+        raise NotFoundError("This issue has no resolution to take back yet.")
+    if resolution.version != expected_version:
+        raise ConflictError(
+            f"Someone else changed this resolution meanwhile (now version {resolution.version}); "
+            "reload the page and look at it again."
+        )
+    reason = reason.strip()
+    if not reason:
+        raise DomainError("Say why the decision is taken back; the adjudicator reads it in the history.")
+    stale = list(dict.fromkeys(undecided))
+    before = _snapshot(resolution)
+    resolution.values = {key: ids for key, ids in resolution.values.items() if key not in stale}
+    resolution.methods = {key: m for key, m in resolution.methods.items() if key not in stale}
+    if resolution.status != Resolution.Status.SENT_BACK:
+        disputed = list(dict.fromkeys([*resolution.disagreements, *stale]))
+        resolution.disagreement_keys = _keys(disputed)
+        resolution.disagreement_count = len(disputed)
+        resolution.status = Resolution.Status.PENDING
+    resolution.method = ""
+    resolution.disagreement_reason = ""
+    resolution.decided_by = None
+    resolution.decided_at = timezone.now()
+    resolution.version += 1  # we hold the row lock
+    resolution.save()
+    resolution_history_record(
+        resolution=resolution,
+        actor=actor,
+        action=ResolutionHistory.Action.REVISE,
+        before=before,
+        after={**_snapshot(resolution), "reason": reason},
+    )
+    study_labels_changed(study_id=locked_issue.study_id)
+    return resolution
 
 
 def can_adjudicate(user, study: Study) -> bool:
