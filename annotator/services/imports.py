@@ -1,4 +1,5 @@
-"""File imports: validate a file, then upsert its issues; as an ImportJob when started from the browser.
+"""File imports: validate a file, then upsert its issues; recorded as an ImportJob, queued when started from
+the browser, run here and now from the command line (which records its other imports the same way).
 
 Default rule, for the command and the browser alike: the whole file is validated first and nothing
 is written if any record is invalid. With skip_invalid the valid records are imported and the
@@ -6,23 +7,25 @@ others listed.
 """
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import UploadedFile
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from annotator.importers.files import ParseResult, parse_issue_file, parse_repository_ref
 from annotator.importers.records import RecordProblem, RepositoryRef
 from annotator.models import ImportJob
-from core.errors import DomainError, PermissionDeniedError
+from core.errors import DomainError, NotFoundError, PermissionDeniedError
 from core.permissions import can_manage_imports
 
 from .issues import UpsertResult, issues_upsert
+from .sheets_import import SheetsImportError, SheetsImportRequest, SheetsImportResult, sheets_import
 
 logger = logging.getLogger(__name__)
 
@@ -190,3 +193,177 @@ def _finish(job: ImportJob, *, status: str, error: str = "", counts=None, proble
         job.problems = problems
     job.save(update_fields=["status", "error", "finished_at", "counts", "problems", "updated_at"])
     return job
+
+
+# --------------------------------------------------------------------------- Imports run in this process
+# The command-line importers run here and now, not through a queue, but each records its run as an
+# ImportJob like the browser's, so the Imports page lists it with its outcome.
+
+JOB_ERROR_PROBLEMS = 10  # problems spelled out in a failed job's error; all (up to STORED_PROBLEMS) are kept
+
+
+def import_user_get(*, username: str | None):
+    """The user named by a command's --user option; None when none is named."""
+    if not username:
+        return None
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise NotFoundError(f"There is no user '{username}'; name an existing user or leave the option out.")
+    return user
+
+
+def import_job_start(*, kind: str, user=None, parameters: dict) -> ImportJob:
+    """A running ImportJob for an import done in this process (it is not queued)."""
+    now = timezone.now()
+    return ImportJob.objects.create(
+        kind=kind,
+        created_by=user,
+        parameters=parameters,
+        status=ImportJob.Status.RUNNING,
+        started_at=now,
+    )
+
+
+def _stopped(job: ImportJob, exc: BaseException, *, problems: Sequence[str] = ()) -> None:
+    """Mark a job failed by an exception, which the caller then raises again (and so shows it)."""
+    if isinstance(exc, DomainError):
+        message = exc.message
+    elif isinstance(exc, KeyboardInterrupt):
+        message = "The import was interrupted before it finished; run it again to complete it."
+    else:
+        message = f"The import stopped with an error: {exc}"
+    try:
+        _finish(
+            job,
+            status=ImportJob.Status.FAILED,
+            error=message[:2000],
+            problems=[{"location": "", "field": "", "message": line} for line in problems[:STORED_PROBLEMS]],
+        )
+    except DatabaseError:  # the database itself failed: the caller's exception says more than this one
+        logger.warning("could not mark import job %s failed", job.pk, exc_info=True)
+
+
+def file_import_invalid_message(parsed: ParseResult) -> str:
+    """Why a command-line file import wrote nothing (the browser's job says it in its own words)."""
+    return (
+        f"{parsed.invalid} of {parsed.total} records are invalid; nothing was imported. "
+        "Fix them, or use --skip-invalid to import the valid ones."
+    )
+
+
+def file_import_job_execute(
+    *,
+    data: bytes,
+    name: str,
+    user=None,
+    repository: RepositoryRef | None = None,
+    skip_invalid: bool = False,
+    batch_size: int = 1000,
+    on_parsed: Callable[[ParseResult], None] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[ImportJob, FileImportOutcome]:
+    """file_import_execute, recorded as a file ImportJob: running, then done or failed with the problems.
+
+    An exception marks the job failed and is raised again; invalid records (without skip_invalid) leave
+    it failed with the first problems, naming file and line, in its error.
+    """
+    job = import_job_start(
+        kind=ImportJob.Kind.FILE,
+        user=user,
+        parameters={
+            "filename": name,
+            "repo": repository.full_name if repository else "",
+            "skip_invalid": bool(skip_invalid),
+        },
+    )
+
+    def parsed_here(parsed: ParseResult) -> None:
+        ImportJob.objects.filter(pk=job.pk).update(progress_total=len(parsed.records), updated_at=timezone.now())
+        if on_parsed is not None:
+            on_parsed(parsed)
+
+    def written(done: int) -> None:
+        ImportJob.objects.filter(pk=job.pk).update(progress_done=F("progress_done") + done, updated_at=timezone.now())
+        if progress is not None:
+            progress(done)
+
+    try:
+        outcome = file_import_execute(
+            data=data,
+            name=name,
+            repository=repository,
+            skip_invalid=skip_invalid,
+            batch_size=batch_size,
+            on_parsed=parsed_here,
+            progress=written,
+        )
+    except BaseException as exc:  # Ctrl-C included: the Imports page must not show it running forever
+        _stopped(job, exc)
+        raise
+    problems = [{"location": p.location, "field": p.field, "message": p.message} for p in outcome.parsed.problems]
+    error = ""
+    if not outcome.written:
+        lines = problems_message(outcome.parsed.problems, limit=JOB_ERROR_PROBLEMS)
+        error = "\n".join([file_import_invalid_message(outcome.parsed), *lines])
+    job = _finish(
+        job,
+        status=ImportJob.Status.DONE if outcome.written else ImportJob.Status.FAILED,
+        error=error,
+        counts=outcome.counts(),
+        problems=problems[:STORED_PROBLEMS],
+    )
+    return job, outcome
+
+
+def sheets_import_job_execute(
+    *,
+    request: SheetsImportRequest,
+    user=None,
+    actor=None,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[ImportJob, SheetsImportResult]:
+    """sheets_import, recorded as a spreadsheets ImportJob. ``user`` ran it (the job's "who"); ``actor``
+    is passed on to sheets_import (None: an operator at the command line). A failure marks the job failed
+    with the reason, naming file, sheet and line, and is raised again."""
+    decisions = request.decisions()
+    job = import_job_start(
+        kind=ImportJob.Kind.SHEETS,
+        user=user,
+        parameters={"filename": ", ".join(decisions["files"]), "study": request.study_name, **decisions},
+    )
+
+    try:
+        # One transaction: progress written to the job inside it would only be seen at the end.
+        result = sheets_import(request=request, actor=actor, progress=progress)
+    except BaseException as exc:
+        _stopped(job, exc, problems=exc.problems if isinstance(exc, SheetsImportError) else [])
+        raise
+    if result.unchanged:
+        size = result.round.size or 0
+        counts = {"records": size, "created": 0, "updated": 0, "unchanged": size}
+    else:
+        counts = {
+            "records": result.study_issues,
+            "created": result.issues_created,
+            "updated": 0,
+            "unchanged": result.issues_found,
+            "annotations": result.annotations,
+            "values": result.values,
+            "resolutions": result.resolutions,
+            "categories_added": result.categories_added,
+        }
+    counts["skipped"] = len(result.warnings)
+    parameters = {**job.parameters, "study_id": result.study.pk, "round": result.round.number}
+    ImportJob.objects.filter(pk=job.pk).update(
+        parameters=parameters,
+        progress_done=counts["records"],
+        progress_total=counts["records"],
+        updated_at=timezone.now(),
+    )
+    job = _finish(
+        job,
+        status=ImportJob.Status.DONE,
+        counts=counts,
+        problems=[{"location": "", "field": "", "message": w} for w in result.warnings[:STORED_PROBLEMS]],
+    )
+    return job, result

@@ -1,4 +1,7 @@
-"""python manage.py import_github owner/name [--since ISO] [--state open|closed|all] [--limit N] ..."""
+"""python manage.py import_github owner/name [--since ISO] [--state open|closed|all] [--limit N] [--user U] ...
+
+Each run is an ImportJob (the GitHub sync's own), so the Imports page lists it with its outcome.
+"""
 
 from datetime import UTC, datetime
 
@@ -8,6 +11,7 @@ from tqdm import tqdm
 from annotator.importers.github import GitHubError
 from annotator.models import ImportJob
 from annotator.services.github_sync import github_client_build, github_import_continue, github_import_start
+from annotator.services.imports import import_user_get
 from core.errors import DomainError
 
 
@@ -33,14 +37,22 @@ class Command(BaseCommand):
         parser.add_argument("--fix-links", action="store_true", help="read closed issues' timelines for fixes")
         parser.add_argument("--full", action="store_true", help="ignore the last sync and read everything")
         parser.add_argument("--resume", type=int, metavar="JOB", help="continue an interrupted job")
+        parser.add_argument(
+            "--user", default=None, help="who runs the import, as the Imports page shows it (a resumed job keeps its)"
+        )
 
     def handle(self, *args, **options):
+        try:
+            user = import_user_get(username=options["user"])
+        except DomainError as exc:
+            raise CommandError(f"--user: {exc.message}") from None
         try:
             if options["resume"]:
                 job = ImportJob.objects.get(pk=options["resume"], kind=ImportJob.Kind.GITHUB)
             else:
                 job = github_import_start(
                     repository=options["repository"],
+                    user=user,
                     state=options["state"],
                     since=options["since"],
                     limit=options["limit"],

@@ -1,4 +1,7 @@
-"""python manage.py import_issues <file> [--repo owner/name] [--skip-invalid]"""
+"""python manage.py import_issues <file> [--repo owner/name] [--skip-invalid] [--user USERNAME]
+
+The run is recorded as an ImportJob, so the Imports page lists it with its outcome.
+"""
 
 import sys
 from pathlib import Path
@@ -7,7 +10,13 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from annotator.importers.files import ParseResult
-from annotator.services.imports import file_import_execute, problems_message, repository_ref_from_text
+from annotator.services.imports import (
+    file_import_invalid_message,
+    file_import_job_execute,
+    import_user_get,
+    problems_message,
+    repository_ref_from_text,
+)
 from core.errors import DomainError
 
 PROBLEMS_SHOWN = 50
@@ -27,6 +36,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--batch-size", type=int, default=1000, help="records written per transaction")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        parser.add_argument("--user", default=None, help="who runs the import, as the Imports page shows it")
 
     def handle(self, *args, **options):
         path = Path(options["file"])
@@ -40,6 +50,10 @@ class Command(BaseCommand):
             raise CommandError(f"--repo: {exc.message}") from None
         if options["batch_size"] < 1:
             raise CommandError("--batch-size must be at least 1")
+        try:
+            user = import_user_get(username=options["user"])
+        except DomainError as exc:
+            raise CommandError(f"--user: {exc.message}") from None
 
         bar: tqdm | None = None
 
@@ -53,9 +67,10 @@ class Command(BaseCommand):
                 bar = tqdm(total=len(parsed.records), unit="issue", desc="importing", file=sys.stderr)
 
         try:
-            outcome = file_import_execute(
+            _job, outcome = file_import_job_execute(
                 data=data,
                 name=path.name,
+                user=user,
                 repository=repository,
                 skip_invalid=options["skip_invalid"],
                 batch_size=options["batch_size"],
@@ -66,8 +81,5 @@ class Command(BaseCommand):
             if bar is not None:
                 bar.close()
         if not outcome.written:
-            raise CommandError(
-                f"{outcome.parsed.invalid} of {outcome.parsed.total} records are invalid; nothing was imported. "
-                "Fix them, or use --skip-invalid to import the valid ones."
-            )
+            raise CommandError(file_import_invalid_message(outcome.parsed))
         self.stdout.write(outcome.summary())

@@ -1,5 +1,9 @@
 """python manage.py import_sheets <xlsx-or-csv>... --study <name> --raters <sheet-or-file>,... --key <column>
---map <dimension>=<column> ... [--final <sheet>] [--missing PENDING] [--labels mapping.csv] [--taxonomy <slug>]"""
+--map <dimension>=<column> ... [--final <sheet>] [--missing PENDING] [--labels mapping.csv] [--taxonomy <slug>]
+[--user USERNAME]
+
+The run is recorded as an ImportJob, so the Imports page lists it with its outcome.
+"""
 
 import sys
 from pathlib import Path
@@ -9,13 +13,14 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from annotator.importers.label_cleaning import LabelMappingError, read_label_mapping, write_label_mapping
+from annotator.services.imports import import_user_get, sheets_import_job_execute
 from annotator.services.sheets_import import (
     LabelDecisionsNeeded,
     SheetsImportError,
     SheetsImportRequest,
     column_map_parse,
-    sheets_import,
 )
+from core.errors import DomainError
 
 WARNINGS_SHOWN = 20
 SPREADSHEET_SUFFIXES = {".xlsx", ".csv"}
@@ -64,6 +69,7 @@ class Command(BaseCommand):
         parser.add_argument("--rater-users", default="", help="existing users for the rater sheets, comma-separated")
         parser.add_argument("--round", type=int, default=None, help="the round number (default: the next one)")
         parser.add_argument("--owner", default=None, help="a user to own the study (default: none)")
+        parser.add_argument("--user", default=None, help="who runs the import, as the Imports page shows it")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def handle(self, *args, **options):
@@ -79,6 +85,10 @@ class Command(BaseCommand):
             owner = get_user_model().objects.filter(username=options["owner"]).first()
             if owner is None:
                 raise CommandError(f"--owner: there is no user '{options['owner']}'.")
+        try:
+            user = import_user_get(username=options["user"])
+        except DomainError as exc:
+            raise CommandError(f"--user: {exc.message}") from None
         try:
             request = SheetsImportRequest(
                 paths=tuple(paths),
@@ -107,7 +117,9 @@ class Command(BaseCommand):
             bar.update(n)
 
         try:
-            result = sheets_import(request=request, actor=owner, progress=None if options["no_progress"] else progress)
+            _job, result = sheets_import_job_execute(
+                request=request, user=user, actor=owner, progress=None if options["no_progress"] else progress
+            )
         except LabelDecisionsNeeded as exc:
             target = Path(options["write_labels"] or _proposed_path(paths[0] if paths else Path("labels.csv")))
             self._propose(exc, target)
