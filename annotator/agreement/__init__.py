@@ -4,6 +4,8 @@
 not label an item; labels are any hashable values; ``categories``, when given, is the full ordered category list.
 Two-rater measures use the items both raters labelled. Malformed input raises ValueError; a measure that is
 undefined on the data (no items, one category, ...) returns NaN and ``why_undefined`` tells why.
+Chance-corrected measures lie in [-1, 1]; ``cohen_kappa_ci`` clips its Wald interval to that range (and says so),
+while a percentile ``bootstrap_ci`` lies inside it by construction.
 
 Who computes what:
 - Cohen's kappa (plain and weighted) and its SE/CI: statsmodels ``cohens_kappa``.
@@ -19,6 +21,7 @@ from ._registry import why_undefined
 from .alpha import krippendorff_alpha
 from .bootstrap import BootstrapResult, bootstrap_ci
 from .gwet import gwet_ac1
+from .intervals import CHANCE_CORRECTED_RANGE, clip_interval
 from .kappa import (
     KappaCI,
     bennett_s,
@@ -33,12 +36,14 @@ from .sets import krippendorff_alpha_masi, masi_distance
 from .tables import CategoryAgreement, confusion_matrix, landis_koch_band, per_category_agreement
 
 __all__ = [
+    "CHANCE_CORRECTED_RANGE",
     "AgreementUndefined",
     "BootstrapResult",
     "CategoryAgreement",
     "KappaCI",
     "bennett_s",
     "bootstrap_ci",
+    "clip_interval",
     "cohen_kappa",
     "cohen_kappa_ci",
     "confusion_matrix",

@@ -1,7 +1,9 @@
 """Seeded percentile bootstrap over items for any agreement measure (hand-written: it is the vectorised part).
 
 Items (columns) are resampled with replacement; the interval is the (1-level)/2 and (1+level)/2 percentiles of
-the resampled values, leaving out resamples where the measure is undefined (counted in ``n_undefined``).
+the resampled values, leaving out resamples where the measure is undefined (counted in ``n_undefined``). Being
+quantiles of values the measure took, its ends never leave the measure's range (e.g. [-1, 1] for kappa), so unlike
+the Wald interval of ``cohen_kappa_ci`` it needs no clipping.
 
 Two-rater measures resample the items both raters labelled, and those that depend only on the contingency table
 (percent agreement, Cohen's kappa, Scott's pi, Bennett's S, AC1) take a fast path: the pairs are encoded once as

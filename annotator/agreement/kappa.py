@@ -27,6 +27,7 @@ from ._input import (
     pair_table,
     require_ordered,
 )
+from .intervals import clip_interval
 
 WEIGHTS = (None, "linear", "quadratic")
 
@@ -171,8 +172,10 @@ def cohen_kappa(data: object, weights: str | None = None, categories: Sequence |
 class KappaCI:
     """Cohen's kappa with its large-sample standard errors (Fleiss, Cohen & Everitt 1969).
 
-    ``se`` is the SE of kappa (used for the interval ``low``..``high`` = kappa -/+ z * se); ``se_h0`` the SE under
-    H0: kappa = 0 and ``z`` = kappa / se_h0 the test statistic. ``reason`` says why the values are NaN.
+    ``se`` is the SE of kappa; the Wald interval kappa -/+ z * se is ``low_unclipped``..``high_unclipped``, and
+    ``low``..``high`` is that interval clipped to kappa's range [-1, 1] (``clipped`` says whether an end moved:
+    with few items and high agreement the Wald interval runs past 1). ``se_h0`` is the SE under H0: kappa = 0
+    and ``z`` = kappa / se_h0 the test statistic. ``reason`` says why the values are NaN.
     """
 
     kappa: float
@@ -184,6 +187,9 @@ class KappaCI:
     n: int
     level: float
     reason: AgreementUndefined | None = None
+    low_unclipped: float = NAN
+    high_unclipped: float = NAN
+    clipped: bool = False
 
 
 def _check_level(level: object, measure: str) -> float:
@@ -196,7 +202,9 @@ def cohen_kappa_ci(data: object, level: float = 0.95, categories: Sequence | Non
     """Unweighted Cohen's kappa with a normal-approximation confidence interval.
 
     Computed by statsmodels' ``cohens_kappa`` (SAS PROC FREQ formulas): se is Fleiss, Cohen & Everitt's (1969)
-    large-sample SE, not the SE under the null; the interval is kappa -/+ z_{(1+level)/2} * se.
+    large-sample SE, not the SE under the null; the Wald interval is kappa -/+ z_{(1+level)/2} * se
+    (``low_unclipped``, ``high_unclipped``, as SAS and statsmodels report it), and ``low``/``high`` are its ends
+    clipped to [-1, 1], with ``clipped`` True when one of them was outside.
     All fields are NaN in the cases where kappa is (see ``cohen_kappa``); ``z`` is NaN when se_h0 is 0.
     """
     level = _check_level(level, "cohen_kappa_ci")
@@ -205,7 +213,7 @@ def cohen_kappa_ci(data: object, level: float = 0.95, categories: Sequence | Non
     n = int(table.sum())
     reason = _kappa_reason(table, coded)
     if reason is not None:
-        return KappaCI(NAN, NAN, NAN, NAN, NAN, NAN, n, level, reason)
+        return KappaCI(NAN, NAN, NAN, NAN, NAN, NAN, n, level, reason, NAN, NAN, False)
     with np.errstate(all="ignore"):  # statsmodels divides by se_h0, which is 0 e.g. when p_o = 1 on a 2x2 table
         res = inter_rater.cohens_kappa(table)
     kappa = as_float(res.kappa)
@@ -214,7 +222,9 @@ def cohen_kappa_ci(data: object, level: float = 0.95, categories: Sequence | Non
     se_h0 = float(np.sqrt(max(float(res.var_kappa0), 0.0)))
     zq = float(stats.norm.ppf((1 + level) / 2))
     z = kappa / se_h0 if se_h0 > 0 else NAN
-    return KappaCI(kappa, se, kappa - zq * se, kappa + zq * se, se_h0, z, n, level)
+    wald_low, wald_high = kappa - zq * se, kappa + zq * se
+    low, high, clipped = clip_interval(wald_low, wald_high)
+    return KappaCI(kappa, se, low, high, se_h0, z, n, level, None, wald_low, wald_high, clipped)
 
 
 # --- Scott's pi: hand-written closed form; equals statsmodels' fleiss_kappa on two raters (tested) ---

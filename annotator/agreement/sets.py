@@ -58,7 +58,8 @@ def krippendorff_alpha_masi(data: object) -> float:
     """Krippendorff's alpha with the MASI distance, for set-valued labels (Passonneau 2006).
 
     Each cell is a set (or frozenset, list, tuple) of labels, or None when the rater did not label the item; an
-    empty set is a real answer ("no category applies"). Same as
+    empty set is a real answer ("no category applies"): pass None, not an empty set, for a rater who gave no
+    answer (the study report does: an annotation with no category of a dimension is missing there). Same as
     ``krippendorff_alpha(data, distance=masi_distance)``; NaN in the same cases.
     """
     return _compute_masi(_prepare_masi(data))[0]

@@ -42,6 +42,10 @@ class _Row(serializers.Serializer):
     se = serializers.FloatField(allow_null=True, help_text="Fleiss-Cohen-Everitt standard error of kappa.")
     low = serializers.FloatField(allow_null=True, help_text="95% interval, lower end.")
     high = serializers.FloatField(allow_null=True, help_text="95% interval, upper end.")
+    ci_clipped = serializers.BooleanField(
+        allow_null=True,
+        help_text="True when the Wald interval went past kappa's range and was clipped to -1..1; null without one.",
+    )
     alpha = serializers.FloatField(allow_null=True, help_text="Krippendorff's alpha (MASI for multi-valued).")
     ac1 = serializers.FloatField(allow_null=True, help_text="Gwet's AC1.")
     band = serializers.CharField(help_text="Landis & Koch band.")
@@ -181,6 +185,7 @@ class AgreementReportOutputSerializer(serializers.Serializer):
     raters = _Rater(many=True)
     pairs = _Pair(many=True)
     pooled = serializers.BooleanField(help_text="Two-rater measures pool each issue's two raters over pairs.")
+    ci_clipped = serializers.BooleanField(help_text="True when some interval in the report was clipped to -1..1.")
     issues = serializers.IntegerField()
     resolutions = serializers.IntegerField()
     after_available = serializers.BooleanField(help_text="False until some final label has been decided.")

@@ -11,7 +11,7 @@ from annotator.services.agreement import TABLE_COLUMNS, agreement_report, parse_
 from core.errors import DomainError
 
 TABLE_SHOWN = ["view", "dimension", "level", "pair", "rater", "n", "percent_agreement", "kappa", "kappa_low"]
-TABLE_SHOWN += ["kappa_high", "alpha", "ac1", "band"]
+TABLE_SHOWN += ["kappa_high", "kappa_ci_clipped", "alpha", "ac1", "band"]
 
 
 def _cell(value) -> str:

@@ -63,7 +63,10 @@ class Entries:
     def codes(self, dim, level: int) -> tuple[np.ndarray, list | None]:
         """Per entry: the label at ``level`` as an integer, MISSING where there is none; for a set-valued
         dimension the integer indexes the returned list of label sets (frozensets), else it is the category id
-        (EXCLUDED_CODE for an excluded entry of an issue-type dimension)."""
+        (EXCLUDED_CODE for an excluded entry of an issue-type dimension).
+
+        An entry with no category of the dimension is MISSING in both kinds of dimension: the label sets are
+        never empty, so an issue a rater left unlabelled drops out of the dimension's agreement and its n."""
         key = (dim.info.pk, level)
         if key not in self._codes:
             self._codes[key] = self._sets(dim, level) if dim.multi else self._single(dim, level)
@@ -92,7 +95,12 @@ class Entries:
             excluded = np.flatnonzero(self.excluded)
             rows = np.concatenate([rows, excluded])
             cats = np.concatenate([cats, np.full(len(excluded), EXCLUDED_CODE, dtype=np.int64)])
-        missing = self._undecided(dim.info.pk)
+        # No category of the dimension is no answer (a blank, "PENDING", a proposal instead of a choice), as in
+        # _single: the entry is missing, not the empty set. An excluded entry of an issue-type dimension has the
+        # set {EXCLUDED_CODE}; of any other dimension, no value left.
+        answered = np.zeros(self.size, dtype=bool)
+        answered[rows] = True
+        missing = self._undecided(dim.info.pk) | ~answered
         if not dim.issue_type:
             missing |= self.excluded
         members, dense = np.unique(cats, return_inverse=True)

@@ -5,9 +5,16 @@ Choices a paper should state (the agreement page shows them too):
   every dimension's matrix (its cell is missing), except in an issue-type-like dimension (one that other
   dimensions' ``applies_when`` depends on), where it counts as the category "(excluded)". Without such a
   dimension a separate "screening" row compares included against excluded.
+- An issue on which a rater gave no category for a dimension (left it blank, a spreadsheet's "PENDING", a
+  proposal for a new category instead of a choice) is missing in that dimension, single- or multi-valued
+  alike: it is left out of the dimension's two-rater figures and n, and alpha and AC1 see no value from that
+  rater. A final label works the same way: a dimension still pending, or decided with no category, is missing.
 - Two-rater measures (percent agreement, Cohen's kappa and its Fleiss-Cohen-Everitt interval) use each
   issue's two raters: the pair chosen by the filter, else on every issue the two raters with the lowest
   ids ("pooled over pairs"). Krippendorff's alpha and Gwet's AC1 use every rater's labels.
+- The 95% interval of kappa is the Wald interval kappa -/+ 1.96 se clipped to kappa's range [-1, 1] (with few
+  issues it runs past 1); ``ci_clipped`` marks each row where an end was clipped, ``ci_clipped`` of the report
+  whether any row was.
 - Multi-valued dimensions: Krippendorff's alpha with the MASI distance and the share of issues with the
   exact same set; kappa is not defined for sets, so the pilot gate uses alpha there.
 - Per taxonomy level: every chosen category is replaced by its ancestor at that level (a category above
@@ -266,4 +273,16 @@ def build_report(
         included = np.where(entries.excluded, EXCLUDED_CODE, 1).astype(np.int64)
         pair_rows, all_rows = scope.rows(included)
         report["screening"] = measure_row(pair_rows, all_rows)
+    report["ci_clipped"] = any(row.get("ci_clipped") for row in _rows(report))
     return report, cells
+
+
+def _rows(report: dict[str, Any]):
+    """Every row of figures in the report (those that may carry a kappa interval)."""
+    for d in report["dimensions"]:
+        yield d["summary"]
+        yield from d["levels"]
+        yield from d["per_pair"]
+        yield from d["after"]["rows"]
+    if report["screening"]:
+        yield report["screening"]

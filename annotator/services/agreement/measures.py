@@ -17,7 +17,7 @@ import numpy as np
 from scipy import stats
 from statsmodels.stats import inter_rater
 
-from annotator.agreement import AgreementUndefined, landis_koch_band, masi_distance
+from annotator.agreement import AgreementUndefined, clip_interval, landis_koch_band, masi_distance
 from annotator.agreement._input import Coded, complete_pairs, frozen, pair_table
 from annotator.agreement._registry import SPECS
 
@@ -79,7 +79,10 @@ def kappa(pair: Coded) -> float:
 
 
 def kappa_ci(pair: Coded) -> dict[str, Any]:
-    """``cohen_kappa_ci`` at 95%: kappa, se, low, high and why it is undefined (as that function computes them)."""
+    """``cohen_kappa_ci`` at 95%: kappa, se, low, high and why it is undefined (as that function computes them).
+
+    low and high are the Wald interval clipped to kappa's range [-1, 1]; ``clipped`` says whether an end moved.
+    """
     table = pair_table(complete_pairs(pair, keep_categories=False))
     n = int(table.sum())
     reason = None
@@ -88,12 +91,14 @@ def kappa_ci(pair: Coded) -> dict[str, Any]:
     elif int(table.sum(axis=1) @ table.sum(axis=0)) == n * n:  # p_e = 1: one and the same category throughout
         reason = AgreementUndefined.ONE_CATEGORY
     if reason is not None:
-        return {"kappa": math.nan, "se": math.nan, "low": math.nan, "high": math.nan, "reason": str(reason)}
+        nan = math.nan
+        return {"kappa": nan, "se": nan, "low": nan, "high": nan, "clipped": False, "reason": str(reason)}
     with np.errstate(all="ignore"):
         res = inter_rater.cohens_kappa(table)
     value = float(res.kappa)
     se = float(np.sqrt(max(float(res.var_kappa), 0.0)))
-    return {"kappa": value, "se": se, "low": value - Z * se, "high": value + Z * se, "reason": ""}
+    low, high, clipped = clip_interval(value - Z * se, value + Z * se)
+    return {"kappa": value, "se": se, "low": low, "high": high, "clipped": clipped, "reason": ""}
 
 
 def alpha(rows: Coded) -> float:
@@ -138,6 +143,7 @@ def measure_row(pair: np.ndarray, every: np.ndarray, *, sets: Sequence | None = 
             "se": None,
             "low": None,
             "high": None,
+            "ci_clipped": None,
             "alpha": num(value),
             "ac1": None,
             "band": landis_koch_band(value),
@@ -155,6 +161,7 @@ def measure_row(pair: np.ndarray, every: np.ndarray, *, sets: Sequence | None = 
         "se": num(ci["se"]),
         "low": num(ci["low"]),
         "high": num(ci["high"]),
+        "ci_clipped": ci["clipped"] if num(ci["low"]) is not None else None,
         "alpha": num(alpha(every_coded)),
         "ac1": num(ac1(every_coded)),
         "band": landis_koch_band(ci["kappa"]),

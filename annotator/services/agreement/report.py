@@ -19,7 +19,7 @@ from core.errors import DomainError
 from .compute import build_report
 
 CACHE_SECONDS = 7 * 24 * 3600
-FORMAT = 1  # bump when the report's shape changes, so old cache entries are not read
+FORMAT = 2  # bump when the report's shape changes, so old cache entries are not read
 
 
 def parse_pair(text: str | None) -> tuple[int, int] | None:
@@ -128,6 +128,8 @@ def agreement_cell(
     return part, cells.get(f"{dimension}:{row}-{col}", [])
 
 
+# kappa_low / kappa_high: the 95% Wald interval clipped to kappa's range [-1, 1]; kappa_ci_clipped is true when
+# an end was clipped, false when not, empty where there is no interval.
 TABLE_COLUMNS = [
     "view",
     "dimension",
@@ -139,6 +141,7 @@ TABLE_COLUMNS = [
     "kappa",
     "kappa_low",
     "kappa_high",
+    "kappa_ci_clipped",
     "alpha",
     "ac1",
     "band",
@@ -158,6 +161,7 @@ def _flat(view: str, dimension: str, level: str, pair: str, rater: str, row: dic
         row["kappa"],
         row["low"],
         row["high"],
+        row.get("ci_clipped"),
         row["alpha"],
         row["ac1"],
         row["band"],

@@ -54,8 +54,21 @@ def rows_and_kwargs(vector: dict) -> tuple[object, dict]:
     raise AssertionError(f"unknown data_format {fmt!r}")
 
 
+# The published interval is the Wald interval kappa -/+ z * se, which may run past kappa's range [-1, 1]; the
+# reported one (low, high) is clipped to it. Compare the published bounds with the unclipped ones here, and the
+# reported ones with the published bounds clipped (test_the_reported_interval_is_the_published_one_clipped).
+CI_FIELDS = {"ci95_low": "low", "ci95_upp": "high"}
+
+
 def _ci_field(field: str):
-    names = {"kappa": "kappa", "se": "se", "se_h0": "se_h0", "ci95_low": "low", "ci95_upp": "high", "z_h0": "z"}
+    names = {
+        "kappa": "kappa",
+        "se": "se",
+        "se_h0": "se_h0",
+        "ci95_low": "low_unclipped",
+        "ci95_upp": "high_unclipped",
+        "z_h0": "z",
+    }
 
     def compute(data, params, **kw):
         return getattr(cohen_kappa_ci(data, level=0.95, **kw), names[field])
@@ -98,6 +111,23 @@ def test_reference_vector(vector):
     data, kwargs = rows_and_kwargs(vector)
     got = METRICS[vector["metric"]](data, vector["params"], **kwargs)
     assert got == pytest.approx(vector["expected"], abs=vector["tolerance"]), vector.get("source")
+
+
+CI_VECTORS = [v for v in VECTORS if v["metric"].startswith("cohen_kappa.ci95_")]
+
+
+@pytest.mark.parametrize(
+    "vector",
+    [pytest.param(v, id=v["name"]) for v in CI_VECTORS] or [pytest.param(None, id="no-vectors", marks=MISSING_FILE)],
+)
+def test_the_reported_interval_is_the_published_one_clipped(vector):
+    data, kwargs = rows_and_kwargs(vector)
+    ci = cohen_kappa_ci(data, level=0.95, **kwargs)
+    expected = min(max(vector["expected"], -1.0), 1.0)
+    got = getattr(ci, CI_FIELDS[vector["metric"].removeprefix("cohen_kappa.")])
+    assert got == pytest.approx(expected, abs=vector["tolerance"]), vector.get("source")
+    if not -1.0 <= vector["expected"] <= 1.0:
+        assert ci.clipped, "a published bound outside [-1, 1] must be reported clipped"
 
 
 @pytest.mark.skipif(not VECTORS, reason=f"reference vectors not found at {VECTORS_PATH}")

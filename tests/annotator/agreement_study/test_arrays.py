@@ -19,7 +19,8 @@ CATEGORIES = {
 
 
 def labels(*, multi: bool) -> StudyLabels:
-    """Four annotations: {11, 21}, {22}, excluded, nothing; one resolution {21} and one pending."""
+    """Four annotations: {11, 21}, {22}, excluded (with a value that must not count), nothing; one resolution
+    {21} and one pending."""
     info = DimensionInfo(1, "fix", "Fix", multi, [], {}, 1)
     return StudyLabels(
         [info],
@@ -53,7 +54,7 @@ def test_label_sets_per_level(monkeypatch, bits):
         frozenset({11, 21}),
         frozenset({22}),
         None,
-        frozenset(),
+        None,  # no category of the dimension: no answer, as in a single-valued dimension (not the empty set)
         frozenset({21}),
         None,
     ]
@@ -61,7 +62,7 @@ def test_label_sets_per_level(monkeypatch, bits):
         frozenset({10, 20}),
         frozenset({20}),
         None,
-        frozenset(),
+        None,
         frozenset({20}),
         None,
     ]
