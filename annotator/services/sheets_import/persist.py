@@ -1,5 +1,9 @@
 """Writing an import: issues, the study and its round, raters, their annotations and the final labels.
 
+An issue the final sheet decides gets that decision; every other issue all its raters labelled is compared
+by the resolution service, as when the last rater submits in the app: the agreed dimensions are decided
+(unanimous), the others wait in the adjudication queue.
+
 One transaction: an error anywhere leaves the database as it was. Running the same import again (same
 files, same decisions) finds its round by a fingerprint and writes nothing.
 """
@@ -29,6 +33,7 @@ from annotator.models import (
     StudyRound,
 )
 from annotator.permissions import can_manage_study
+from annotator.services.agreement.version import study_labels_changed
 from annotator.services.history import annotation_snapshot, resolution_snapshot
 from annotator.services.issues import issues_upsert
 from annotator.services.progress import rater_progress_rebuild
@@ -36,6 +41,7 @@ from core.errors import PermissionDeniedError
 from core.permissions import can_manage_imports
 from taxonomy.models import Category, Dimension, TaxonomyVersion
 
+from .compare import round_resolutions_compare
 from .plan import PROBLEMS_SHOWN, SheetsImportPlan, sheets_import_plan
 from .request import SheetsImportError, SheetsImportRequest, mapping_rows
 from .taxonomy_drafts import category_add, dimension_add, taxonomy_draft_create, version_draft_copy
@@ -66,6 +72,7 @@ class SheetsImportResult:
     annotations: int = 0
     values: int = 0
     resolutions: int = 0
+    pending: int = 0  # resolutions waiting for adjudication: the raters disagreed and no final sheet decided
     categories_added: int = 0
     version_created: TaxonomyVersion | None = None
     warnings: list[str] = field(default_factory=list)
@@ -80,9 +87,10 @@ class SheetsImportResult:
         if self.categories_added:
             version = self.study.taxonomy_version
             added = f"; {self.categories_added} categories added to {version.taxonomy.slug} v{version.number} (draft)"
+        pending = f" ({self.pending} waiting for adjudication)" if self.pending else ""
         return (
             f"{where}: {self.study_issues} issues ({self.issues_created} new), {self.annotations} annotations, "
-            f"{self.resolutions} resolutions{added}; {len(self.warnings)} warning(s)."
+            f"{self.resolutions} resolutions{pending}{added}; {len(self.warnings)} warning(s)."
         )
 
 
@@ -144,6 +152,9 @@ def _import(request: SheetsImportRequest, actor, progress) -> SheetsImportResult
     _annotations(plan, study_issues, raters, categories, dimensions, actor, now, result, progress)
     if request.final:
         _resolutions(plan, study_issues, categories, actor, now, result)
+    compared = round_resolutions_compare(study=study, study_round=study_round, actor=actor, now=now)
+    result.resolutions += compared.created
+    result.pending = compared.pending
     rater_progress_rebuild(study=study)  # the raters' progress counters, for the rounds just written
     phase = Study.Phase.ADJUDICATION if request.final else Study.Phase.LABELLING
     if study.phase in (Study.Phase.PILOT, Study.Phase.LABELLING) and study.phase != phase:
@@ -151,6 +162,7 @@ def _import(request: SheetsImportRequest, actor, progress) -> SheetsImportResult
         study.save(update_fields=["phase", "updated_at"])
     study_round.size = study_round.drawn = len(study_issues)
     study_round.save(update_fields=["size", "drawn"])
+    study_labels_changed(study_id=study.pk)  # last: the agreement report is stale once these labels commit
     return result
 
 

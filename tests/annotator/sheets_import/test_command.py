@@ -38,7 +38,8 @@ def test_a_csv_pair_becomes_a_study_with_two_inactive_raters(bugs_taxonomy, rate
     a, b = rater_csvs
     out, _ = import_pair(a, b)
     study = Study.objects.get(name="Bugs pilot")
-    assert "3 issues (3 new), 6 annotations, 0 resolutions" in out
+    # issues 1 and 2 agree; bob left 3 blank, so it waits for adjudication (test_adjudication_after_import.py)
+    assert "3 issues (3 new), 6 annotations, 3 resolutions (1 waiting for adjudication)" in out
     raters = StudyMember.objects.filter(study=study, role="rater").order_by("user__username")
     assert [m.user.username for m in raters] == ["bugs-pilot-alice", "bugs-pilot-bob"]
     assert not any(m.user.is_active or m.user.has_usable_password() for m in raters)
@@ -160,7 +161,7 @@ def test_a_final_sheet_gives_negotiated_resolutions(bugs_taxonomy, rater_csvs, t
         tmp_path / "agreed.csv", [HEADER, ["https://github.com/org/repo/issues/3", "wrong result", "fix code"]]
     )
     import_pair(a, b, "--final", str(final))
-    resolution = Resolution.objects.get()
+    resolution = Resolution.objects.get(study_issue__issue__number=3)  # 1 and 2: compared (both agree)
     codes = {
         key: set(Category.objects.filter(pk__in=ids).values_list("code", flat=True))
         for key, ids in resolution.values.items()
