@@ -196,7 +196,7 @@ def _converted_datetime(value: Any) -> datetime | None:
 
 
 class Batch:
-    """Statements sent together (PostgreSQL: one round trip); `run` returns the last statement's rows."""
+    """Statements sent together (PostgreSQL: one round trip); `run` returns the last statement's rows, if any."""
 
     def __init__(self) -> None:
         self._statements: list[tuple[str, list[Any]]] = []
@@ -214,7 +214,7 @@ class Batch:
             else:
                 for sql, params in self._statements:
                     cursor.execute(sql, params)
-            return cursor.fetchall()
+            return cursor.fetchall() if cursor.description is not None else []
 
 
 def _datetime(value: datetime | None) -> Any:
@@ -294,3 +294,34 @@ def add_issue_statuses(batch: Batch, *, study_issue: StudyIssue, rater_id: int) 
         f"WHERE asg.{_column(asg, 'study_issue')} = %s",
         [study_issue.study_id, study_issue.round_id, rater_id, study_issue.pk],
     )
+
+
+def lock_issue_annotations(*, study_issue_id: int) -> list[tuple[Annotation, list[tuple[int, int]]]]:
+    """Every annotation of the issue, locked, with its labels ((dimension id, category id) pairs), in the
+    order of its assignment: one statement. Run after this transaction's own writes, it sees them."""
+    an, asg, value = Annotation, Assignment, AnnotationValue
+    aggregate = "string_agg({}, ',')" if _is_postgresql() else "group_concat({}, ',')"
+    pair = (
+        f"CAST(v.{_column(value, 'dimension')} AS text) || ':' || CAST(v.{_column(value, 'category')} AS text)"
+    )
+    labels = (
+        f"(SELECT {aggregate.format(pair)} FROM {_table(value)} v "
+        f"WHERE v.{_column(value, 'annotation')} = an.{_q('id')})"
+    )
+    lock = " FOR UPDATE OF an" if _is_postgresql() else ""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {_select_list(an, 'an')}, {labels} FROM {_table(an)} an "
+            f"JOIN {_table(asg)} asg ON asg.{_q('id')} = an.{_column(an, 'assignment')} "
+            f"WHERE asg.{_column(asg, 'study_issue')} = %s ORDER BY asg.{_q('id')}{lock}",
+            [study_issue_id],
+        )
+        rows = cursor.fetchall()
+    fields = an._meta.concrete_fields
+    names = [field.attname for field in fields]
+    out = []
+    for *values, pairs in rows:
+        annotation = an.from_db(connection.alias, names, _converted(fields, values))
+        parsed = [tuple(int(part) for part in item.split(":")) for item in pairs.split(",")] if pairs else []
+        out.append((annotation, parsed))
+    return out

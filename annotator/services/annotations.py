@@ -29,6 +29,7 @@ from annotator.services.annotation_rows import (
     add_update,
     add_values,
     lock_and_take,
+    lock_issue_annotations,
 )
 from annotator.services.history import annotation_history_record, annotation_snapshot
 from annotator.services.progress import rater_progress_move, rater_progress_recount_rater
@@ -161,16 +162,16 @@ def _lock(annotation: Annotation | int, actor, expected_version: int, *, submitt
     return locked
 
 
-def _old_values(locked: LockedAnnotation, dimensions: dict[str, DimensionInfo]) -> dict[str, list[int]]:
-    """The labels just taken out, as category ids per dimension key (for the history snapshot)."""
+def _values_by_key(pairs: list[tuple[int, int]], dimensions: dict[str, DimensionInfo]) -> dict[str, list[int]]:
+    """(dimension id, category id) pairs as sorted category ids per dimension key."""
     keys = {dimension.pk: key for key, dimension in dimensions.items()}
-    unknown = {dimension_id for dimension_id, _ in locked.old_values if dimension_id not in keys}
+    unknown = {dimension_id for dimension_id, _ in pairs if dimension_id not in keys}
     if unknown:  # labels of a dimension the study no longer uses: still part of the history
         keys.update(Dimension.objects.filter(pk__in=unknown).values_list("pk", "key"))
     values: dict[str, list[int]] = {}
-    for dimension_id, category_id in locked.old_values:
+    for dimension_id, category_id in pairs:
         values.setdefault(keys[dimension_id], []).append(category_id)
-    return values
+    return {key: sorted(ids) for key, ids in values.items()}
 
 
 def _save(
@@ -190,7 +191,7 @@ def _save(
     Returns the issue's assignment statuses, read after the writes (see annotation_rows.add_issue_statuses).
     """
     annotation = locked.annotation
-    before = annotation_snapshot(annotation, values=_old_values(locked, dimensions))
+    before = annotation_snapshot(annotation, values=_values_by_key(locked.old_values, dimensions))
     for name, value in fields.items():
         setattr(annotation, name, value)
     annotation.time_spent_seconds += max(0, min(int(elapsed_seconds or 0), MAX_ELAPSED_PER_SAVE))
@@ -293,46 +294,55 @@ def annotation_submit(
     )
     study_issue = submitted.assignment.study_issue
     if len(statuses) >= 2 and all(status == Assignment.Status.SUBMITTED for status, _ in statuses):
-        frozen = _freeze(study_issue=study_issue, actor=actor, known={submitted.pk: submitted.current_values})
+        frozen = _freeze(study_issue=study_issue, actor=actor, dimensions=dimensions, now=timezone.now())
         if submitted.pk in frozen:
             submitted.frozen, submitted.version = frozen[submitted.pk]
     study_labels_changed(study_id=study_issue.study_id)
     return submitted
 
 
-def _freeze(*, study_issue: StudyIssue, actor, known: dict[int, dict[str, list[int]]]) -> dict[int, tuple[bool, int]]:
-    """Freeze every annotation of the issue (all its raters have submitted); returns {pk: (frozen, version)}.
+def _freeze(
+    *, study_issue: StudyIssue, actor, dimensions: dict[str, DimensionInfo], now
+) -> dict[int, tuple[bool, int]]:
+    """Freeze every annotation of the issue (all its raters have submitted) and create or update its adjudication
+    record from their labels; returns {pk: (frozen, version)} of the annotations it froze.
 
-    `known` holds labels the caller has just written (annotation pk -> values), so they are not read again.
+    One statement reads (and locks) the issue's annotations with their labels, one writes the freezes and their
+    history; the resolution service compares the labels it is handed instead of reading them again.
     """
-    to_freeze = list(
-        Annotation.objects.select_for_update()
-        .filter(assignment__study_issue_id=study_issue.pk, frozen=False)
-        .order_by("pk")
-    )
-    entries = []
-    for annotation in to_freeze:
-        before = annotation_snapshot(annotation, values=known.get(annotation.pk))
-        annotation.frozen = True
-        annotation.version += 1
-        annotation.save(update_fields=["frozen", "version", "updated_at"])
-        entries.append(
-            AnnotationHistory(
-                annotation=annotation,
-                actor=actor,
-                action=AnnotationHistory.Action.FREEZE,
-                version=annotation.version,
-                before=before,
-                after={**before, "frozen": True, "version": annotation.version},
-            )
-        )
-    AnnotationHistory.objects.bulk_create(entries)
-    if to_freeze:
-        # Imported here: the resolution service reopens annotations through this module.
-        from annotator.services.resolutions import resolution_auto
+    # Imported here: the resolution service reopens annotations through this module.
+    from annotator.services.resolutions import RaterLabels, resolution_auto_on_freeze
 
-        resolution_auto(study_issue=study_issue)
-    return {annotation.pk: (annotation.frozen, annotation.version) for annotation in to_freeze}
+    issue_annotations = lock_issue_annotations(study_issue_id=study_issue.pk)
+    batch = Batch()
+    frozen: dict[int, tuple[bool, int]] = {}
+    raters = []
+    for annotation, pairs in issue_annotations:
+        values = _values_by_key(pairs, dimensions)
+        raters.append(
+            RaterLabels(values=values, proposals=dict(annotation.proposals or {}), excluded=annotation.excluded)
+        )
+        if annotation.frozen:
+            continue
+        before = annotation_snapshot(annotation, values=values)
+        annotation.frozen, annotation.updated_at = True, now
+        annotation.version += 1  # we hold the row lock
+        add_update(batch, annotation, ["frozen", "version", "updated_at"])
+        add_history(
+            batch,
+            annotation=annotation,
+            actor_id=actor.pk,
+            action=AnnotationHistory.Action.FREEZE,
+            at=now,
+            before=before,
+            after={**before, "frozen": True, "version": annotation.version},
+        )
+        frozen[annotation.pk] = (annotation.frozen, annotation.version)
+    if not frozen:
+        return {}
+    batch.run()
+    resolution_auto_on_freeze(locked_issue=study_issue, raters=raters, dimension_keys=list(dimensions), actor=actor)
+    return frozen
 
 
 @transaction.atomic

@@ -134,6 +134,26 @@ def resolution_auto(*, study_issue: StudyIssue, actor=None) -> Resolution | None
         return None
     dimensions = _dimensions(locked_issue.study)
     comparison = compare_labels([rater_labels(a) for a in annotations], dimension_keys=[d.key for d in dimensions])
+    resolution = _auto_write(locked_issue=locked_issue, existing=existing, comparison=comparison, actor=actor)
+    study_labels_changed(study_id=locked_issue.study_id)
+    return resolution
+
+
+def resolution_auto_on_freeze(
+    *, locked_issue: StudyIssue, raters: list[RaterLabels], dimension_keys: list[str], actor=None
+) -> Resolution:
+    """What resolution_auto does, for the submit that has just frozen the issue (the hot path).
+
+    The caller holds the study issue's lock, has frozen every rater's submitted annotation and hands
+    over their labels and the study's dimension keys (in display order), so nothing is read again; it
+    also bumps the study's labels version itself, once, as the last write of its transaction.
+    """
+    existing = Resolution.objects.select_for_update(of=("self",)).filter(study_issue=locked_issue).first()
+    comparison = compare_labels(raters, dimension_keys=dimension_keys)
+    return _auto_write(locked_issue=locked_issue, existing=existing, comparison=comparison, actor=actor)
+
+
+def _auto_write(*, locked_issue: StudyIssue, existing: Resolution | None, comparison: Comparison, actor) -> Resolution:
     discussed = set(existing.disagreements) if existing and existing.status == Resolution.Status.SENT_BACK else set()
 
     def method_for(key: str) -> str:
@@ -174,7 +194,6 @@ def resolution_auto(*, study_issue: StudyIssue, actor=None) -> Resolution | None
         before=before,
         after=_snapshot(resolution),
     )
-    study_labels_changed(study_id=locked_issue.study_id)
     return resolution
 
 

@@ -106,3 +106,41 @@ def test_save_and_submit_cost_a_fixed_small_number_of_queries(users):
     else:
         # SQLite runs the same statements one by one (in-process: there is no round trip to save).
         assert small == {"first draft": 12, "draft": 8, "submit": 11}, small
+
+
+def _freezing_submit_count(users, n_issues: int) -> int:
+    from annotator.models import Study
+
+    Study.objects.all().update(name="old")  # keep the study name free for the next world
+    world = build_world(users, n_issues=n_issues)
+    TaxonomyVersion.objects.filter(pk=world.study.taxonomy_version_id).update(
+        status=TaxonomyVersion.Status.PUBLISHED, published_at=timezone.now()
+    )
+    a, b = world.a.annotation, world.b.annotation
+    annotation_submit(annotation=a, actor=users["rater_a"], data=complete_input(world), expected_version=1)
+    api = APIClient()
+    api.force_authenticate(users["rater_b"])
+    values = {"symptom": [world.cats["symptom"][0].pk], "root_cause": [world.cats["root_cause"][1].pk]}
+    api.post(f"/api/v1/annotations/{b.pk}/submit/", {"values": values, "version": 1}, format="json")  # warm
+    b.refresh_from_db()
+    assert b.frozen
+    # The measured one: rater B completes the next issue.
+    other_a, other_b = world.assignments["rater_a"][1].annotation, world.assignments["rater_b"][1].annotation
+    annotation_submit(annotation=other_a, actor=users["rater_a"], data=complete_input(world), expected_version=1)
+    with CaptureQueriesContext(connection) as queries:
+        response = api.post(
+            f"/api/v1/annotations/{other_b.pk}/submit/", {"values": values, "version": 1}, format="json"
+        )
+    assert response.status_code == 200 and response.json()["frozen"], response.content
+    return len(queries)
+
+
+@pytest.mark.django_db
+def test_the_submit_that_completes_an_issue_costs_a_fixed_number_of_queries(users):
+    small, large = _freezing_submit_count(users, 3), _freezing_submit_count(users, 30)
+    assert small == large, (small, large)
+    if connection.vendor == "postgresql":
+        # savepoint; locks + row + old labels; writes + statuses; the issue's annotations with their labels,
+        # locked; the freezes with their history; the resolution (locked read, insert, history); the labels
+        # version; release.
+        assert small == 10, small
