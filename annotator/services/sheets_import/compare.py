@@ -4,19 +4,36 @@ In the app ``resolution_auto`` compares one issue at a time, about a dozen queri
 imported issues would take minutes. Here a round is compared with a fixed number of queries: the stored
 labels are read once (as plain rows: model instances with prefetched values cost more than the rest of
 the import), compared by the resolution service's own ``compare_labels``, and the resolutions, with their
-"compared automatically" history entries, are bulk-inserted with the fields ``resolution_auto`` gives a
-new resolution: agreed dimensions decided (unanimous), the rest pending in the adjudication queue.
-tests/annotator/sheets_import/test_adjudication_after_import.py checks that ``resolution_auto`` gives the
-same resolutions.
+history entries, are bulk-inserted with the fields the resolution service gives them:
+
+- an issue without a final sheet's row, as ``resolution_auto`` writes it: agreed dimensions decided
+  (unanimous), the rest pending in the adjudication queue;
+- an issue the final sheet decides, as ``resolution_record`` writes the outcome of the raters' discussion
+  after ``resolution_auto``: the disagreements kept (so the issue counts as discussed and is listed among the
+  resolved disagreements), each disputed dimension, or one whose final value is not the raters' common one,
+  negotiated, the others unanimous.
+
+tests/annotator/sheets_import/test_adjudication_after_import.py and test_final_sheet.py check that the
+resolution service gives the same resolutions.
 """
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from annotator.models import Annotation, AnnotationValue, Assignment, Resolution, ResolutionHistory, Study, StudyRound
 from annotator.services.history import resolution_snapshot
-from annotator.services.resolutions import RaterLabels, compare_labels
+from annotator.services.resolutions import EXCLUDED, METHOD_RANK, Comparison, RaterLabels, compare_labels
 from taxonomy.models import Dimension
+
+
+@dataclass(frozen=True, slots=True)
+class FinalLabels:
+    """The final sheet's row of an issue: category ids per dimension key (the labelled ones), and a note
+    naming the row."""
+
+    values: dict[str, list[int]]
+    note: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,24 +42,33 @@ class Compared:
     pending: int = 0  # of those, waiting for adjudication
 
 
-def round_resolutions_compare(*, study: Study, study_round: StudyRound, actor, now) -> Compared:
-    """Create the resolution of every issue of the round that has none and whose raters (two or more) all
-    submitted frozen annotations. Issues with a resolution already (a final sheet's) are left as they are."""
+def round_resolutions_compare(
+    *, study: Study, study_round: StudyRound, final: Mapping[int, FinalLabels] | None = None, actor, now
+) -> Compared:
+    """Create the resolution of every issue of the round that has none: from ``final`` (per study issue id)
+    where the final sheet decides it, else when its raters (two or more) all submitted frozen annotations."""
+    final = final or {}
     decided = set(Resolution.objects.filter(study_issue__round=study_round).values_list("study_issue_id", flat=True))
     assigned = Counter(
         Assignment.objects.filter(study_issue__round=study_round).values_list("study_issue_id", flat=True)
     )
     submitted = _submitted_labels(study_round)
     keys = _dimension_keys(study)
-    resolutions = []
-    for study_issue_id in sorted(submitted):
-        found = submitted[study_issue_id]
+    resolutions, actions = [], []
+    for study_issue_id in sorted(set(submitted) | set(final)):
+        if study_issue_id in decided:
+            continue
+        found = submitted.get(study_issue_id, [])
+        comparison = None
         # The conditions resolution_auto checks: every assigned rater submitted (at least two), all frozen.
-        if study_issue_id in decided or len(found) < max(2, assigned[study_issue_id]):
-            continue
-        if not all(frozen for frozen, _ in found):
-            continue
-        resolutions.append(_new_resolution(study_issue_id, [labels for _, labels in found], keys, now))
+        if len(found) >= max(2, assigned[study_issue_id]) and all(frozen for frozen, _ in found):
+            comparison = compare_labels([labels for _, labels in found], dimension_keys=keys)
+        if study_issue_id in final:
+            resolutions.append(_final_resolution(study_issue_id, final[study_issue_id], comparison, actor, now))
+            actions.append(ResolutionHistory.Action.RECORD)
+        elif comparison is not None:
+            resolutions.append(_new_resolution(study_issue_id, comparison, now))
+            actions.append(ResolutionHistory.Action.AUTO)
     created = Resolution.objects.bulk_create(resolutions, batch_size=1000)
     if any(r.pk is None for r in created):
         raise RuntimeError("This database does not return ids from bulk inserts; use PostgreSQL or SQLite 3.35+.")
@@ -51,7 +77,7 @@ def round_resolutions_compare(*, study: Study, study_round: StudyRound, actor, n
             ResolutionHistory(
                 resolution=r,
                 actor=actor,
-                action=ResolutionHistory.Action.AUTO,
+                action=action,
                 version=r.version,
                 before={},
                 after={
@@ -61,7 +87,7 @@ def round_resolutions_compare(*, study: Study, study_round: StudyRound, actor, n
                     "disagreements": r.disagreements,
                 },
             )
-            for r in created
+            for r, action in zip(created, actions, strict=True)
         ],
         batch_size=1000,
     )
@@ -103,10 +129,9 @@ def _dimension_keys(study: Study) -> list[str]:
     )
 
 
-def _new_resolution(study_issue_id: int, raters, keys: list[str], now) -> Resolution:
+def _new_resolution(study_issue_id: int, comparison: Comparison, now) -> Resolution:
     """A first comparison, as resolution_auto writes it: nothing was discussed, so every decided dimension is
     unanimous; resolved when nothing is in dispute, else pending with the disputed keys."""
-    comparison = compare_labels(raters, dimension_keys=keys)
     values = {} if comparison.all_excluded else comparison.agreed
     methods = dict.fromkeys(values, Resolution.Method.UNANIMOUS)
     disputed = comparison.disagreements
@@ -115,7 +140,7 @@ def _new_resolution(study_issue_id: int, raters, keys: list[str], now) -> Resolu
         values=values,
         methods=methods,
         excluded=comparison.all_excluded,
-        disagreement_keys=f",{','.join(disputed)}," if disputed else "",
+        disagreement_keys=_keys(disputed),
         disagreement_count=len(disputed),
         status=Resolution.Status.PENDING if disputed else Resolution.Status.RESOLVED,
         method="" if disputed else Resolution.Method.UNANIMOUS,
@@ -123,3 +148,44 @@ def _new_resolution(study_issue_id: int, raters, keys: list[str], now) -> Resolu
         decided_by=None,
         decided_at=now,
     )
+
+
+def _final_resolution(study_issue_id: int, final: FinalLabels, comparison: Comparison | None, actor, now) -> Resolution:
+    """The final sheet's decision, as resolution_record writes the outcome of the raters' discussion after the
+    first comparison: the disputed dimensions stay disputed (the history of the issue), and each takes
+    "negotiated", as does a dimension whose final value is not the one the raters agreed on; a dimension the
+    raters agreed on and the final sheet keeps stays unanimous. The overall method is the least direct one.
+
+    ``comparison`` None (fewer than two raters labelled the issue): nothing can be compared, so no dimension
+    was agreed on and every final value counts as negotiated, with no disagreement recorded.
+    """
+    values = {key: sorted(ids) for key, ids in sorted(final.values.items())}
+    disputed = comparison.disagreements if comparison is not None else []
+    agreed = comparison.agreed if comparison is not None and not comparison.all_excluded else {}
+    methods = {
+        key: Resolution.Method.UNANIMOUS
+        if key not in disputed and agreed.get(key) == ids
+        else Resolution.Method.NEGOTIATED
+        for key, ids in values.items()
+    }
+    if EXCLUDED in disputed or (comparison is not None and comparison.all_excluded):  # keeping it was discussed
+        methods[EXCLUDED] = Resolution.Method.NEGOTIATED
+    return Resolution(
+        study_issue_id=study_issue_id,
+        values=values,
+        methods=methods,
+        excluded=False,
+        disagreement_keys=_keys(disputed),
+        disagreement_count=len(disputed),
+        status=Resolution.Status.RESOLVED,
+        method=max(methods.values(), key=lambda m: METHOD_RANK.get(m, 0), default=Resolution.Method.UNANIMOUS),
+        disagreement_reason="",
+        note=final.note,
+        decided_by=actor,
+        decided_at=now,
+    )
+
+
+def _keys(disputed: list[str]) -> str:
+    """The disputed dimension keys as stored, ",cause,fix,", so a queue filter matches ",cause," exactly."""
+    return f",{','.join(disputed)}," if disputed else ""

@@ -1,8 +1,10 @@
 """Writing an import: issues, the study and its round, raters, their annotations and the final labels.
 
-An issue the final sheet decides gets that decision; every other issue all its raters labelled is compared
-by the resolution service, as when the last rater submits in the app: the agreed dimensions are decided
-(unanimous), the others wait in the adjudication queue.
+Every issue all its raters labelled is compared by the resolution service, as when the last rater submits in
+the app. An issue the final sheet decides gets that decision, recorded as the outcome of the raters'
+discussion: the dimensions they disagreed on are kept as disagreements and count as negotiated, those they
+agreed on (and the final sheet kept) as unanimous. Every other issue has its agreed dimensions decided
+(unanimous) and the others waiting in the adjudication queue. See compare.py.
 
 One transaction: an error anywhere leaves the database as it was. Running the same import again (same
 files, same decisions) finds its round by a fingerprint and writes nothing.
@@ -25,8 +27,6 @@ from annotator.models import (
     AnnotationValue,
     Assignment,
     Issue,
-    Resolution,
-    ResolutionHistory,
     Study,
     StudyIssue,
     StudyMember,
@@ -34,14 +34,14 @@ from annotator.models import (
 )
 from annotator.permissions import can_manage_study
 from annotator.services.agreement.version import study_labels_changed
-from annotator.services.history import annotation_snapshot, resolution_snapshot
+from annotator.services.history import annotation_snapshot
 from annotator.services.issues import issues_upsert
 from annotator.services.progress import rater_progress_rebuild
 from core.errors import PermissionDeniedError
 from core.permissions import can_manage_imports
 from taxonomy.models import Category, Dimension, TaxonomyVersion
 
-from .compare import round_resolutions_compare
+from .compare import FinalLabels, round_resolutions_compare
 from .plan import PROBLEMS_SHOWN, SheetsImportPlan, sheets_import_plan
 from .request import SheetsImportError, SheetsImportRequest, mapping_rows
 from .taxonomy_drafts import category_add, dimension_add, taxonomy_draft_create, version_draft_copy
@@ -150,10 +150,9 @@ def _import(request: SheetsImportRequest, actor, progress) -> SheetsImportResult
         unknown=plan.unknown,
     )
     _annotations(plan, study_issues, raters, categories, dimensions, actor, now, result, progress)
-    if request.final:
-        _resolutions(plan, study_issues, categories, actor, now, result)
-    compared = round_resolutions_compare(study=study, study_round=study_round, actor=actor, now=now)
-    result.resolutions += compared.created
+    final = _final_labels(plan, study_issues, categories) if request.final else {}
+    compared = round_resolutions_compare(study=study, study_round=study_round, final=final, actor=actor, now=now)
+    result.resolutions = compared.created
     result.pending = compared.pending
     rater_progress_rebuild(study=study)  # the raters' progress counters, for the rounds just written
     phase = Study.Phase.ADJUDICATION if request.final else Study.Phase.LABELLING
@@ -426,38 +425,19 @@ def _bulk_with_ids(model, objects: list) -> list:
     return created
 
 
-def _resolutions(plan, study_issues, categories, actor, now, result) -> None:
+def _final_labels(plan, study_issues, categories) -> dict[int, FinalLabels]:
+    """The final sheet's labels of each issue it has a row for, by study issue id."""
     table, final = plan.table, plan.request.final
-    rows = []
+    found = {}
     for url, study_issue in study_issues.items():
         if final not in table.rows[url]:
             continue
         cell = plan.values.get((final, url), {})
-        rows.append(
-            Resolution(
-                study_issue=study_issue,
-                values={d: _category_ids(plan, categories, d, targets) for d, targets in sorted(cell.items())},
-                method=Resolution.Method.NEGOTIATED,
-                note=(
-                    f"After discussion: {plan.source_of(final)}, sheet '{plan.sheets[final].name}', "
-                    f"line {table.rows[url][final]}."
-                ),
-                decided_by=actor,
-                decided_at=now,
-            )
+        found[study_issue.pk] = FinalLabels(
+            values={d: _category_ids(plan, categories, d, targets) for d, targets in cell.items()},
+            note=(
+                f"After discussion: {plan.source_of(final)}, sheet '{plan.sheets[final].name}', "
+                f"line {table.rows[url][final]}."
+            ),
         )
-    created = _bulk_with_ids(Resolution, rows)
-    ResolutionHistory.objects.bulk_create(
-        [
-            ResolutionHistory(
-                resolution=r,
-                actor=actor,
-                action=ResolutionHistory.Action.RECORD,
-                version=r.version,
-                before={},
-                after=resolution_snapshot(r),
-            )
-            for r in created
-        ]
-    )
-    result.resolutions = len(created)
+    return found

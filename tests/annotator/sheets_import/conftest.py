@@ -104,3 +104,24 @@ def rater_csvs(tmp_path) -> tuple[Path, Path]:
         ],
     )
     return a, b
+
+
+LINK = "https://github.com/org/repo/issues/{}"
+# Two raters over six issues of the bugs taxonomy, issue: (rater A's cause, fix; rater B's cause, fix).
+# 1-3 agree (3: the same set in another order), 4 differs in cause, 5 in fix, 6 in both.
+LABELS = {
+    1: ("crash", "fix code", "Crash", "fix code"),
+    2: ("hang", "fix config", "freeze", "fix config"),
+    3: ("crash", "fix code & fix config", "crash", "fix config & fix code"),
+    4: ("crash", "fix code", "hang", "fix code"),
+    5: ("wrong result", "fix config", "wrong result", "fix code"),
+    6: ("crash", "fix code", "hang", "fix config"),
+}
+
+
+@pytest.fixture
+def pair(tmp_path):
+    """Two raters' CSV files over the six issues of LABELS."""
+    a = [[LINK.format(n), cause, fix] for n, (cause, fix, _, _) in LABELS.items()]
+    b = [[LINK.format(n), cause, fix] for n, (_, _, cause, fix) in LABELS.items()]
+    return write_csv(tmp_path / "alice.csv", [HEADER, *a]), write_csv(tmp_path / "bob.csv", [HEADER, *b])

@@ -1,7 +1,6 @@
 """After an import, the issues every rater labelled stand where the app puts them when the last rater submits:
 annotations frozen, agreed dimensions decided (unanimous), disagreements waiting in the adjudication queue."""
 
-import pytest
 from django.urls import reverse
 
 from annotator.models import (
@@ -15,20 +14,9 @@ from annotator.models import (
 from annotator.selectors.resolutions import QueueFilters, adjudication_progress, adjudication_queue, next_pending
 from annotator.services.resolutions import resolution_auto
 from taxonomy.models import Category
-from tests.annotator.sheets_import.conftest import HEADER, run_import, write_csv
+from tests.annotator.sheets_import.conftest import HEADER, LINK, run_import, write_csv
 
 MAPS = ("--map", "cause=Cause", "--map", "fix=Fix")
-LINK = "https://github.com/org/repo/issues/{}"
-# issue: (rater A's cause, fix; rater B's cause, fix). 1-3 agree (3: the same set in another order),
-# 4 differs in cause, 5 in fix, 6 in both.
-LABELS = {
-    1: ("crash", "fix code", "Crash", "fix code"),
-    2: ("hang", "fix config", "freeze", "fix config"),
-    3: ("crash", "fix code & fix config", "crash", "fix config & fix code"),
-    4: ("crash", "fix code", "hang", "fix code"),
-    5: ("wrong result", "fix config", "wrong result", "fix code"),
-    6: ("crash", "fix code", "hang", "fix config"),
-}
 FIELDS = (
     "values",
     "methods",
@@ -42,14 +30,6 @@ FIELDS = (
     "note",
     "version",
 )
-
-
-@pytest.fixture
-def pair(tmp_path):
-    """Two raters' CSV files over the six issues of LABELS."""
-    a = [[LINK.format(n), cause, fix] for n, (cause, fix, _, _) in LABELS.items()]
-    b = [[LINK.format(n), cause, fix] for n, (_, _, cause, fix) in LABELS.items()]
-    return write_csv(tmp_path / "alice.csv", [HEADER, *a]), write_csv(tmp_path / "bob.csv", [HEADER, *b])
 
 
 def import_pair(a, b, *extra):

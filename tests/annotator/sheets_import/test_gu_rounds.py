@@ -12,7 +12,17 @@ import pytest
 from annotator.agreement import cohen_kappa
 from annotator.importers.label_cleaning import mapping_from_suggestions, suggest_merges
 from annotator.importers.sheets import apply_mapping, extract_ratings, read_sheets
-from annotator.models import Annotation, AnnotationValue, Issue, Resolution, Study, StudyIssue, StudyRound
+from annotator.models import (
+    Annotation,
+    AnnotationValue,
+    Issue,
+    Resolution,
+    ResolutionHistory,
+    Study,
+    StudyIssue,
+    StudyRound,
+)
+from annotator.selectors.resolutions import QueueFilters, adjudication_progress, adjudication_queue
 from taxonomy.models import Category, TaxonomyVersion
 from taxonomy.services import taxonomy_template_load
 from tests.annotator.sheets_import.conftest import GU_DATA, gu_round, import_gu_round
@@ -28,6 +38,11 @@ ROUNDS = (1, 2, 3, 4, 5)
 # resolution: from the Final sheet, or (round 2's two issues the Final sheet lacks) by comparing the raters.
 COUNTS = {1: (108, 216, 108), 2: (108, 216, 108), 3: (108, 216, 108), 4: (107, 214, 107), 5: (98, 196, 98)}
 NOT_IN_FINAL = {"https://github.com/horovod/horovod/issues/135", "https://github.com/horovod/horovod/issues/151"}
+# round: (resolutions with a disagreement the Final sheet settled, overall method negotiated, unanimous), and
+# the disagreements per dimension (issue type, stage, symptom, fix pattern). Negotiated exceeds the
+# disagreements where the Final sheet changed a label both raters had given (or left out).
+METHODS = {1: (36, 40, 68), 2: (22, 25, 83), 3: (20, 25, 83), 4: (35, 36, 71), 5: (7, 9, 89)}
+DISPUTED = {1: (7, 19, 21, 24), 2: (1, 5, 6, 17), 3: (3, 4, 8, 12), 4: (2, 3, 24, 27), 5: (0, 0, 4, 3)}
 
 # Cohen's kappa on the stored categories, where it differs from comparing the cells' text (see the docs):
 # a leaf symptom is a category under its stage, and a fix-pattern cell is the set of its fix patterns.
@@ -101,9 +116,27 @@ def test_counts_per_round(gu_study):
         )
     assert counts == COUNTS
     assert not Annotation.objects.filter(assignment__study_issue__study=gu_study, frozen=False).exists()
-    compared = Resolution.objects.exclude(method=Resolution.Method.NEGOTIATED)
+    compared = Resolution.objects.filter(history__action=ResolutionHistory.Action.AUTO)
     assert set(compared.values_list("study_issue__issue__url", flat=True)) == NOT_IN_FINAL
     assert set(compared.values_list("method", flat=True)) == {Resolution.Method.UNANIMOUS}  # both raters agree
+
+
+def test_the_disagreements_the_final_sheet_settled_are_kept(gu_study):
+    methods, disputed = {}, {}
+    for number in ROUNDS:
+        resolutions = list(Resolution.objects.filter(study_issue__study=gu_study, study_issue__round__number=number))
+        assert {r.status for r in resolutions} == {Resolution.Status.RESOLVED}
+        methods[number] = (
+            sum(1 for r in resolutions if r.disagreement_count),
+            sum(1 for r in resolutions if r.method == Resolution.Method.NEGOTIATED),
+            sum(1 for r in resolutions if r.method == Resolution.Method.UNANIMOUS),
+        )
+        disputed[number] = tuple(sum(1 for r in resolutions if key in r.disagreements) for key in COLUMNS)
+    assert (methods, disputed) == (METHODS, DISPUTED)
+    progress = adjudication_progress(study=gu_study)
+    assert (progress["resolved"], progress["unanimous"], progress["pending"]) == (529, 409, 0)
+    settled = adjudication_queue(study=gu_study, filters=QueueFilters(status="resolved"))
+    assert settled.count() == sum(m[0] for m in METHODS.values())
 
 
 def test_issues_are_created_from_the_links_once(gu_study):
