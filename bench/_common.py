@@ -228,13 +228,28 @@ def free_port() -> int:
 
 
 @contextmanager
-def gunicorn(env: dict[str, str], *, workers: int = 2, port: int | None = None) -> Iterator[str]:
-    """Serve config.wsgi with gunicorn on 127.0.0.1; yields the base URL and stops the server afterwards."""
+def gunicorn(
+    env: dict[str, str],
+    *,
+    workers: int = 2,
+    port: int | None = None,
+    access_log: Path | None = None,
+    app: tuple[Path, Path, str] | None = None,
+) -> Iterator[str]:
+    """Serve config.wsgi with gunicorn on 127.0.0.1; yields the base URL and stops the server afterwards.
+
+    With `access_log`, gunicorn writes one line per request: the request's X-Bench-Id header and the
+    server time it measured in microseconds (read them back with `server_times`). With `app`, another
+    WSGI application is served instead: (its gunicorn binary, the folder to run it from, its
+    "module:callable"), e.g. a third-party tool installed in a virtualenv of its own.
+    """
     port = port or free_port()
-    binary = Path(sys.executable).with_name("gunicorn")
-    command = [str(binary), "config.wsgi:application", "--workers", str(workers), "--bind", f"127.0.0.1:{port}"]
+    binary, cwd, wsgi = app or (Path(sys.executable).with_name("gunicorn"), ROOT, "config.wsgi:application")
+    command = [str(binary), wsgi, "--workers", str(workers), "--bind", f"127.0.0.1:{port}"]
     command += ["--log-level", "warning", "--timeout", "120"]
-    process = subprocess.Popen(command, cwd=ROOT, env=env)
+    if access_log is not None:
+        command += ["--access-logfile", str(access_log), "--access-logformat", "%({x-bench-id}i)s %(D)s"]
+    process = subprocess.Popen(command, cwd=cwd, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_until_up(base, process)
@@ -245,6 +260,16 @@ def gunicorn(env: dict[str, str], *, workers: int = 2, port: int | None = None) 
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+def server_times(access_log: Path) -> dict[str, float]:
+    """Server time in seconds per X-Bench-Id, from a gunicorn access log written by `gunicorn(access_log=...)`."""
+    times: dict[str, float] = {}
+    for line in access_log.read_text(encoding="utf-8").splitlines():
+        request_id, _, micros = line.rpartition(" ")
+        if request_id and request_id != "-":
+            times[request_id] = int(micros) / 1e6
+    return times
 
 
 def _wait_until_up(base: str, process: subprocess.Popen, timeout: float = 60) -> None:

@@ -25,6 +25,7 @@ import argparse
 import os
 import random
 import sys
+import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -40,6 +41,7 @@ from bench._common import (
     machine,
     scratch_database,
     served_env,
+    server_times,
     stats,
     stopwatch,
     today,
@@ -109,6 +111,12 @@ ROWS = [
     ("mine", "GET 100 of my assignments (API)", "list", 12.8),
 ]
 # The floor: bare endpoints with the same middleware, session authentication and DRF handling (bench/floor_urls.py).
+# Submits split by what they do: the first of the issue's two raters, or the second (the issue freezes and its
+# adjudication record is created: the unanimous dimensions decided, the rest queued).
+SUBMIT_ROWS = [
+    ("submit_open", "POST submit, the other rater still labelling"),
+    ("submit_freeze", "POST submit that completes the issue (freeze + adjudication record)"),
+]
 FLOOR_ROWS = [
     ("floor_read", "floor: GET bare API endpoint (SELECT 1)"),
     ("floor_write", "floor: PUT bare API endpoint (one UPDATE, durable commit)"),
@@ -129,6 +137,12 @@ def main() -> None:
         action="store_true",
         help="PostgreSQL: reuse a kept scratch database that holds the study (migrated first; implies --keep)",
     )
+    parser.add_argument(
+        "--cache-url",
+        default="redis://127.0.0.1:6379/13",
+        help="the app's CACHE_URL, as docker-compose runs it (sessions and API throttling go through it); "
+        "'' for per-process memory (default redis://127.0.0.1:6379/13, flushed first)",
+    )
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     args = parser.parse_args()
 
@@ -141,14 +155,21 @@ def main() -> None:
         reuse=args.reuse,
     )
     try:
-        django_setup(scratch.url)
+        django_setup(scratch.url, CACHE_URL=args.cache_url)
         build = (_existing(args.issues) if args.reuse else None) or _build(args.issues, args.done)
-        with gunicorn(
-            served_env(scratch.url, DJANGO_SETTINGS_MODULE="bench.floor_settings"), workers=args.workers
-        ) as base:
-            load_before = os.getloadavg()[0]
-            timings = _time_http(base, build, args.requests)
-            build["load"] = (load_before, os.getloadavg()[0])
+        _flush_cache(args.cache_url)
+        extra = {"DJANGO_SETTINGS_MODULE": "bench.floor_settings", "CACHE_URL": args.cache_url}
+        with tempfile.TemporaryDirectory() as folder:
+            access_log = Path(folder) / "access.log"
+            with gunicorn(served_env(scratch.url, **extra), workers=args.workers, access_log=access_log) as base:
+                load_before = os.getloadavg()[0]
+                round_trips, request_ids = _time_http(base, build, args.requests)
+                build["load"] = (load_before, os.getloadavg()[0])
+            served = server_times(access_log)  # complete once gunicorn has stopped
+        timings = {
+            "server": {key: [served[request_id] for request_id in ids] for key, ids in request_ids.items()},
+            "round trip": round_trips,
+        }
         queries = _count_queries(build)
         server = database_version()
     finally:
@@ -361,20 +382,25 @@ def _labels(build: dict, rng: random.Random, *, complete: bool) -> dict[str, lis
     return {key: [rng.choice(categories[key])] for key in keys}
 
 
-def _time_http(base: str, build: dict, n: int) -> dict[str, list[float]]:
+def _time_http(base: str, build: dict, n: int) -> tuple[dict[str, list[float]], dict[str, list[str]]]:
+    """Round trips in seconds per kind, and the X-Bench-Id of each timed request (for the server's own times)."""
     session = http_login(base, "bench_rater_a", PASSWORD)
     study = build["study_id"]
     rng = random.Random(1)
-    timings: dict[str, list[float]] = {key: [] for key, *_ in [*ROWS, *FLOOR_ROWS]}
+    timings: dict[str, list[float]] = {key: [] for key, *_ in [*ROWS, *SUBMIT_ROWS, *FLOOR_ROWS]}
+    request_ids: dict[str, list[str]] = {key: [] for key in timings}
 
     def timed(key: str, method: str, url: str, keep: bool, **kwargs):
+        request_id = f"{key}-{len(request_ids[key])}"
+        headers = {"X-Bench-Id": request_id} if keep else {}
         start = time.perf_counter()
-        response = session.request(method, base + url, timeout=60, **kwargs)
+        response = session.request(method, base + url, timeout=60, headers=headers, **kwargs)
         elapsed = time.perf_counter() - start
         if response.status_code != 200:
             raise SystemExit(f"{method} {url} answered {response.status_code}: {response.text[:500]}")
         if keep:
             timings[key].append(elapsed)
+            request_ids[key].append(request_id)
         return response
 
     for i in range(WARMUP + n):
@@ -384,7 +410,11 @@ def _time_http(base: str, build: dict, n: int) -> dict[str, list[float]]:
         draft = {"values": _labels(build, rng, complete=False), "note": "draft", "version": version}
         version = timed("draft", "PUT", f"/api/v1/annotations/{annotation}/draft/", keep, json=draft).json()["version"]
         final = {"values": _labels(build, rng, complete=True), "note": "done", "confidence": 3, "version": version}
-        timed("submit", "POST", f"/api/v1/annotations/{annotation}/submit/", keep, json=final)
+        answer = timed("submit", "POST", f"/api/v1/annotations/{annotation}/submit/", keep, json=final)
+        if keep:
+            kind = "submit_freeze" if answer.json()["frozen"] else "submit_open"
+            timings[kind].append(timings["submit"][-1])
+            request_ids[kind].append(request_ids["submit"][-1])
         page = timed("queue", "GET", f"/studies/{study}/queue/", keep)
         if "My queue" not in page.text:
             raise SystemExit("the queue page did not render")
@@ -393,7 +423,19 @@ def _time_http(base: str, build: dict, n: int) -> dict[str, list[float]]:
     for i in range(WARMUP + n):
         after = rng.randrange(0, build["issues"] - 100)  # a page anywhere in the queue, as a `next` link gives
         timed("mine", "GET", f"/api/v1/studies/{study}/assignments/mine/?limit=100&after={after}", i >= WARMUP)
-    return timings
+    return timings, request_ids
+
+
+def _flush_cache(url: str) -> None:
+    """Start from an empty cache (the benchmark's own Redis database): no sessions or counters of earlier runs."""
+    if not url:
+        return
+    import redis
+
+    try:
+        redis.Redis.from_url(url).flushdb()
+    except redis.RedisError as exc:
+        raise SystemExit(f"the cache at {url} is not reachable ({exc}); start Redis or pass --cache-url ''") from exc
 
 
 # --------------------------------------------------------------------------- SQL queries, in-process
@@ -442,35 +484,47 @@ def _count_queries(build: dict) -> dict[str, int]:
 def _markdown(vendor: str, args, build: dict, timings: dict, queries: dict, server: str) -> str:
     reference = LABEL_STUDIO[vendor]
     lines = [
-        "| request | median ms | p95 ms | SQL queries | Label Studio 1.23 median ms (queries) | faster by |",
-        "| --- | ---: | ---: | ---: | --- | ---: |",
+        "| request | server median ms | server p95 ms | round trip median ms | SQL queries "
+        "| Label Studio 1.23 median ms (queries) | faster by |",
+        "| --- | ---: | ---: | ---: | ---: | --- | ---: |",
     ]
     verdicts = []
     for key, what, compare, target in ROWS:
-        result = stats(timings[key])
+        served, trip = stats(timings["server"][key]), stats(timings["round trip"][key])
         ls_ms, ls_queries = reference[compare]
         ls_text = f"{ls_ms} ({ls_queries})" if ls_queries else f"{ls_ms}"
         ls_what = "list 100 tasks" if compare == "list" else "create annotation"
         lines.append(
-            f"| {what} | {result.median_ms:.1f} | {result.p95_ms:.1f} | {queries.get(key, '?')} "
-            f"| {ls_what}: {ls_text} | {ls_ms / result.median_ms:.1f}x |"
+            f"| {what} | {served.median_ms:.1f} | {served.p95_ms:.1f} | {trip.median_ms:.1f} | {queries.get(key, '?')} "
+            f"| {ls_what}: {ls_text} | {ls_ms / served.median_ms:.1f}x |"
         )
         if vendor == "postgresql":
-            ok = result.median_ms <= target
+            ok = served.median_ms <= target
             verdicts.append(
-                f"- {what}: median {result.median_ms:.1f} ms, target ≤ {target} ms: {'met' if ok else 'MISSED'}"
+                f"- {what}: server median {served.median_ms:.1f} ms (round trip {trip.median_ms:.1f} ms), "
+                f"target ≤ {target} ms: {'met' if ok else 'MISSED'}"
+            )
+    for key, what in SUBMIT_ROWS:
+        if timings["server"][key]:
+            served, trip = stats(timings["server"][key]), stats(timings["round trip"][key])
+            lines.append(
+                f"| {what} ({len(timings['server'][key])} of them) | {served.median_ms:.1f} | {served.p95_ms:.1f} "
+                f"| {trip.median_ms:.1f} | — | — | — |"
             )
     for key, what in FLOOR_ROWS:
-        result = stats(timings[key])
-        lines.append(f"| {what} | {result.median_ms:.1f} | {result.p95_ms:.1f} | 1 | — | — |")
+        served, trip = stats(timings["server"][key]), stats(timings["round trip"][key])
+        lines.append(f"| {what} | {served.median_ms:.1f} | {served.p95_ms:.1f} | {trip.median_ms:.1f} | 1 | — | — |")
     phases = "; ".join(f"{name} {seconds:.1f} s" for name, seconds in build["phases"].items())
+    cache = f"cache (sessions, throttling) {args.cache_url.split('://')[0]}" if args.cache_url else "per-process cache"
     facts = (
         f"{build['issues']:,} issues, {2 * build['issues']:,} assignments and annotations; rater A had submitted "
         f"{build['done_a']:,} and rater B {build['done_b']:,} issues ({build['labels']:,} label rows) before the run; "
         f"{args.requests} timed requests of each kind after {WARMUP} warm-up rounds, gunicorn with {args.workers} "
-        f"workers, {server}; load average (1 min) {build['load'][0]:.2f} before and {build['load'][1]:.2f} after "
-        f"the timed requests. SQL statements are counted as Django logs them (BEGIN and COMMIT included). "
-        f"Building the study: {phases}."
+        f"workers, {cache}, {server}; load average (1 min) {build['load'][0]:.2f} before and "
+        f"{build['load'][1]:.2f} after the timed requests. Server time is gunicorn's own measure of each request "
+        f"(its access log, from reading the request to sending the response); the round trip adds the client "
+        f"library and the loopback connection. SQL statements are counted as Django logs them (BEGIN and COMMIT "
+        f"included; several statements sent in one round trip count as one). Building the study: {phases}."
     )
     return "\n".join([*lines, "", *verdicts, "", facts]) if verdicts else "\n".join([*lines, "", facts])
 
