@@ -13,14 +13,18 @@ history, progress counters) and call these two steps:
    assignment statuses, which tells a submit whether every rater is done.
 
 On PostgreSQL each step is one round trip: psycopg sends several statements in one message when
-parameters are bound on the client, which Django does. Every statement after a lock starts after
-the lock is granted, so it sees the latest committed state (READ COMMITTED takes a snapshot per
-statement). On SQLite (one writer at a time, in-process) the statements simply run one by one.
+parameters are bound on the client, which Django does; and each statement is prepared once per
+connection (PREPARE, then EXECUTE): planning these joins costs several times their execution.
+Every statement after a lock starts after the lock is granted, so it sees the latest committed state
+(READ COMMITTED takes a snapshot per statement). On SQLite (one writer at a time, in-process) the
+statements simply run one by one.
 Identifiers come from the models' metadata; every value is a parameter.
 """
 
 from __future__ import annotations
 
+import hashlib
+import weakref
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -137,9 +141,8 @@ def lock_and_take(*, annotation_id: int, study_issue_first: bool) -> LockedAnnot
     """
     with connection.cursor() as cursor:
         if _is_postgresql():
-            statements = [*_lock_sql(study_issue_first=study_issue_first), _row_sql(with_old_values=True)]
-            params = [annotation_id] * (len(statements) - 1) + [annotation_id, annotation_id]
-            cursor.execute(";\n".join(statements), params)
+            locks = [(sql, [annotation_id]) for sql in _lock_sql(study_issue_first=study_issue_first)]
+            _execute(cursor, [*locks, (_row_sql(with_old_values=True), [annotation_id, annotation_id])])
             row = cursor.fetchone()
             if row is None:
                 return None
@@ -195,6 +198,46 @@ def _converted_datetime(value: Any) -> datetime | None:
     return _converted([field], [value])[0]
 
 
+# Prepared statements per database connection (they live as long as its session, whatever happens to
+# transactions). A connection keeps at most this many; further shapes (e.g. a rater choosing dozens of
+# categories at once) run unprepared.
+MAX_PREPARED = 64
+_prepared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _prepared_form(cursor, sql: str) -> str:
+    """PostgreSQL: the statement as EXECUTE of its prepared form (prepared now if this connection has not
+    yet), with the same %s parameters; elsewhere, or past MAX_PREPARED, the statement itself."""
+    if not _is_postgresql():
+        return sql
+    names = _prepared.setdefault(connection.connection, set())
+    name = "taxonomist_" + hashlib.sha1(sql.encode(), usedforsecurity=False).hexdigest()[:20]
+    count = sql.count("%s")
+    if name not in names:
+        if len(names) >= MAX_PREPARED:
+            return sql
+        numbered = sql
+        for n in range(1, count + 1):
+            numbered = numbered.replace("%s", f"${n}", 1)
+        # Its own round trip, once: PREPARE is not undone by a rollback, so it must not share a message with
+        # statements that may fail, or we could not know whether it ran.
+        cursor.execute(f"PREPARE {name} AS {numbered}")
+        names.add(name)
+    return f"EXECUTE {name}({', '.join(['%s'] * count)})" if count else f"EXECUTE {name}"
+
+
+def _execute(cursor, statements: list[tuple[str, list[Any]]]) -> None:
+    """Run statements, on PostgreSQL as prepared statements in one round trip."""
+    if _is_postgresql():
+        cursor.execute(
+            ";\n".join(_prepared_form(cursor, sql) for sql, _ in statements),
+            [param for _, params in statements for param in params],
+        )
+    else:
+        for sql, params in statements:
+            cursor.execute(sql, params)
+
+
 class Batch:
     """Statements sent together (PostgreSQL: one round trip); `run` returns the last statement's rows, if any."""
 
@@ -206,14 +249,7 @@ class Batch:
 
     def run(self) -> list[tuple]:
         with connection.cursor() as cursor:
-            if _is_postgresql():
-                cursor.execute(
-                    ";\n".join(sql for sql, _ in self._statements),
-                    [param for _, params in self._statements for param in params],
-                )
-            else:
-                for sql, params in self._statements:
-                    cursor.execute(sql, params)
+            _execute(cursor, self._statements)
             return cursor.fetchall() if cursor.description is not None else []
 
 
@@ -301,21 +337,19 @@ def lock_issue_annotations(*, study_issue_id: int) -> list[tuple[Annotation, lis
     order of its assignment: one statement. Run after this transaction's own writes, it sees them."""
     an, asg, value = Annotation, Assignment, AnnotationValue
     aggregate = "string_agg({}, ',')" if _is_postgresql() else "group_concat({}, ',')"
-    pair = (
-        f"CAST(v.{_column(value, 'dimension')} AS text) || ':' || CAST(v.{_column(value, 'category')} AS text)"
-    )
+    pair = f"CAST(v.{_column(value, 'dimension')} AS text) || ':' || CAST(v.{_column(value, 'category')} AS text)"
     labels = (
         f"(SELECT {aggregate.format(pair)} FROM {_table(value)} v "
         f"WHERE v.{_column(value, 'annotation')} = an.{_q('id')})"
     )
     lock = " FOR UPDATE OF an" if _is_postgresql() else ""
+    sql = (
+        f"SELECT {_select_list(an, 'an')}, {labels} FROM {_table(an)} an "
+        f"JOIN {_table(asg)} asg ON asg.{_q('id')} = an.{_column(an, 'assignment')} "
+        f"WHERE asg.{_column(asg, 'study_issue')} = %s ORDER BY asg.{_q('id')}{lock}"
+    )
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {_select_list(an, 'an')}, {labels} FROM {_table(an)} an "
-            f"JOIN {_table(asg)} asg ON asg.{_q('id')} = an.{_column(an, 'assignment')} "
-            f"WHERE asg.{_column(asg, 'study_issue')} = %s ORDER BY asg.{_q('id')}{lock}",
-            [study_issue_id],
-        )
+        _execute(cursor, [(sql, [study_issue_id])])
         rows = cursor.fetchall()
     fields = an._meta.concrete_fields
     names = [field.attname for field in fields]

@@ -1,0 +1,68 @@
+"""The counting throttles: at most the rate per window, a Retry-After that says when the window ends."""
+
+import time
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
+from rest_framework.test import APIRequestFactory
+
+from core.throttling import CountingAnonRateThrottle, CountingUserRateThrottle
+from tests.factories import UserFactory
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def _throttle(cls, rate: str):
+    class Limited(cls):
+        pass
+
+    Limited.rate = rate
+    return Limited()
+
+
+def _request(user=None, address="10.0.0.1"):
+    request = APIRequestFactory().get("/api/v1/", REMOTE_ADDR=address)
+    request.user = user or AnonymousUser()
+    return request
+
+
+@pytest.mark.django_db
+def test_a_user_gets_the_rate_then_is_refused_until_the_window_ends():
+    user = UserFactory()
+    answers = [_throttle(CountingUserRateThrottle, "3/min").allow_request(_request(user), None) for _ in range(4)]
+    assert answers == [True, True, True, False]
+    refused = _throttle(CountingUserRateThrottle, "3/min")
+    assert refused.allow_request(_request(user), None) is False
+    assert 55 < refused.wait() <= 60
+
+
+@pytest.mark.django_db
+def test_users_and_addresses_are_counted_apart():
+    first, second = UserFactory(), UserFactory()
+    for _ in range(2):
+        assert _throttle(CountingUserRateThrottle, "2/min").allow_request(_request(first), None)
+    assert _throttle(CountingUserRateThrottle, "2/min").allow_request(_request(second), None)
+    assert _throttle(CountingAnonRateThrottle, "1/min").allow_request(_request(address="10.0.0.2"), None)
+    assert _throttle(CountingAnonRateThrottle, "1/min").allow_request(_request(address="10.0.0.3"), None)
+    assert not _throttle(CountingAnonRateThrottle, "1/min").allow_request(_request(address="10.0.0.3"), None)
+
+
+def test_a_new_window_opens_when_the_last_one_ends():
+    assert _throttle(CountingAnonRateThrottle, "1/s").allow_request(_request(), None)
+    assert not _throttle(CountingAnonRateThrottle, "1/s").allow_request(_request(), None)
+    time.sleep(1.1)
+    assert _throttle(CountingAnonRateThrottle, "1/s").allow_request(_request(), None)
+
+
+def test_the_cost_does_not_grow_with_the_number_of_requests():
+    # DRF's own throttles keep a list of request times: a busy client's list is pickled both ways on every call.
+    throttle = _throttle(CountingAnonRateThrottle, "100000/min")
+    for _ in range(500):
+        assert throttle.allow_request(_request(), None)
+    assert cache.get(throttle.key) == 500
