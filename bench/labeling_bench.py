@@ -9,13 +9,15 @@ N issues, one round drawn through the sampling service (so 2N assignments and 2N
 annotations, created the way the product creates them), half of each rater's queue already
 submitted with four labels each (frozen where both raters submitted; rater B slightly ahead of A).
 
-The app runs under gunicorn (2 workers, DEBUG off) on 127.0.0.1. Logged in as rater A through the
-login form, the benchmark repeats the rater's loop R times: GET next assignment (API), PUT a draft,
-POST the submit, GET the queue page; then R times GET a page of 100 of my assignments (API).
-Times are wall-clock round trips on the loopback interface (server time plus well under a
-millisecond). SQL queries per request are counted in-process against the same database with
+The app runs under gunicorn (2 workers, DEBUG off) on 127.0.0.1 with the Redis cache docker-compose
+uses (sessions and API throttling go through it). Logged in as rater A through the login form, the
+benchmark repeats the rater's loop R times: GET next assignment (API), PUT a draft, POST the submit, GET
+the queue page; then R times GET a page of 100 of my assignments (API). Each request is timed twice:
+gunicorn's own server time (its access log, matched by an X-Bench-Id header) and the round trip on the
+loopback interface. SQL queries per request are counted in-process against the same database with
 CaptureQueriesContext. Two bare endpoints (bench/floor_urls.py, served only here) give the floor: the same
-middleware, session authentication and DRF handling around one statement. Results go to stdout and to
+middleware, session authentication and DRF handling around one statement. Label Studio measured on the
+same machine the same way: bench/label_studio_bench.py. Results go to stdout and to
 docs/benchmarks.md, section "Labelling". --reuse keeps and reuses the scratch database between runs.
 """
 
@@ -57,49 +59,40 @@ LABEL_STUDIO = {
     "sqlite": {"list": (81, None), "annotate": (44, None)},
 }
 FINDINGS = """\
-What was changed (2026-11-30), from the profile of the first run (next 149 ms, save 45 ms, submit 56 ms, queue
-181 ms, a page of 100 assignments 1,001 ms, measured at a load average of 6 to 8):
+What the rater's requests cost, and what was changed for it (2026-11-30):
 
-- Progress counters. "Done / total" per round counted all 100,000 of the rater's assignments with a join on
-  every next, queue and labelling request (about 135 ms of next). It now reads a few `RaterProgress` rows (one per
-  rater and round: assigned, drafted, submitted, skipped), which the services that create assignments or change
-  their status keep in step with F() updates in the same transaction (lock order everywhere: study issue,
-  annotation, assignment, counter). A randomised sequence test checks that the counters equal a recount after
-  every service call, and `manage.py rebuild_progress` recounts them after bulk loads (migration 0010 counts
-  the existing ones). The queue page skips the drafts and skipped lists when the counters say they are empty,
-  and the owner's dashboard reads them too.
-- "My assignments" pages by queue position (keyset on an index over (rater, study, position)) instead of
-  LIMIT/OFFSET with a COUNT: a page reads 101 index entries wherever it starts; `count` comes from the counters.
-  Its 100 rows are read as plain values and written out directly (a test pins the output to the serializer's):
-  building 600 model instances and 100 nested serializers cost more than the query.
-- "Next assignment" reads one row of the partial index over open assignments as plain values; the rater's pages
-  and API read the study with the user's roles in one query (without the taxonomy they do not show); the queue
-  page reads its lists as plain values (four tables instead of six, no model instances) and prepares each listed
-  submission's link, short title and time once in the view (in the template, {% url %}, truncatechars and the
-  date filter cost about 4 ms for 50 rows, more than all the page's queries).
-- Save and submit: the labels being replaced come back from the DELETE itself (RETURNING) for the history
-  snapshot, the study's dimensions are one query, the assignment is written only when its status or start time
-  changes, and the answer is built from the locked row with the labels just written (no re-read): 18 and 20
-  statements became 14 and 16 (12 on a later autosave of the same issue), all constant whatever the study size;
-  submit now shows 17, the extra one being the agreement report's labels-version bump added alongside.
-- Previous / next links of the labelling page use the (rater, study, position) index.
-- Found on the way (by a PostgreSQL test that runs the two at once): an autosave and a skip of the same issue
-  could deadlock, the skip locking the assignment and then the annotation (through its history row), the
-  autosave the other way round. Both now lock the annotation first, then the assignment, then the counter.
+- Label Studio measured on this machine (section "Label Studio on this machine", bench/label_studio_bench.py,
+  the same query counts as the published figures: 133 and 73) is 3 to 4 times slower here than the published
+  figures (listing 100 tasks 430 to 460 ms instead of 128, creating an annotation 105 ms instead of 60): this
+  2-core machine is slower than the one those came from, and our floor moved with it (a bare API endpoint
+  4.2 ms round trip on an earlier machine, 7.3 ms here). The "faster by" column divides the published figure;
+  the comparison on one machine is in the summary at the top of this file.
+- Save and submit were written out by hand (annotator/services/annotation_rows.py): the ORM compiled 10 to
+  15 statements per save, which on this machine cost more than the database. Now one round trip locks the
+  annotation (for a submit, its study issue first), reads it with the study's taxonomy version and dimensions
+  and takes its labels out (DELETE ... RETURNING in a CTE); a second writes the labels, the annotation, the
+  assignment and its progress counter, the history entry, and reads the issue's assignment statuses. Each
+  statement is prepared once per connection: planning these joins cost 0.85 ms against 0.13 ms to run them.
+  The catalogue of a published taxonomy version (immutable) is kept per process. The service answers 404/403
+  itself, so the API no longer reads the annotation first, and the answer is built without the serializer
+  machinery (a test pins it to the serializer's output).
+- The submit that completes an issue (freeze + adjudication record) read the issue's annotations three times
+  and ran 23 statements; it reads them once with their labels and runs 10.
+- Every request: sessions are read from the shared Redis cache (cached_db) instead of the database; Django's
+  Redis cache built a new client (filling a table of about 80 callbacks) for every operation and now keeps
+  one; DRF's rate throttles pickled the list of every request time in the window both ways on each request
+  and now one counter per client and window is incremented.
+- Earlier (same day): progress counters instead of counting 100,000 assignments per request, keyset paging
+  of "my assignments", plain-value reads of the queue, a deadlock between autosave and skip fixed.
 
-Where the remaining time goes: the floor rows are endpoints that do nothing but one statement, behind the same
-middleware, session authentication (a session and a user query) and DRF handling, timed the same way. What a
-request costs above its floor is the product's own work: each further statement costs roughly 0.5 to 1 ms of
-round trip, PostgreSQL planning (0.1 to 1.3 ms for the joins; the queries themselves execute in 0.02 to 0.5 ms)
-and ORM compilation on this 2-core machine. Save and submit are about ten statements above the floor (lock,
-dimensions, categories, the labels out and in, the annotation, the history row, and on a status change the
-assignment and its counter; submit also locks the issue and checks whether both raters are done), so 6 ms is out
-of reach for them here without giving up the audit history or per-request validation; an asynchronous commit
-(synchronous_commit off) was measured and saves under 0.5 ms, so it was not adopted. The queue page's remaining
-cost is its four queries and rendering the page with its 50 most recent submissions.
+Where the remaining time goes: the floor rows are endpoints doing one statement behind the same middleware,
+session authentication (the session from Redis, the user from the database) and DRF handling. Next, the
+queue page and "my assignments" still go through the ORM, whose statements are compiled and planned on every
+request (PostgreSQL plans each one again: the next-assignment join plans in about 1 ms and runs in 0.1);
+psycopg 3 with server-side binding would let the driver prepare them all, which is the next step.
 
-On SQLite (the embedded default, not the target) next and the queue page stay near 20 to 27 ms: SQLite uses a
-partial index only when the query's condition is written as constants, and Django sends the statuses as bound
+On SQLite (the embedded default, not the target) next and the queue page stay slower: SQLite uses a partial
+index only when the query's condition is written as constants, and Django sends the statuses as bound
 parameters, so "my next open issue" walks the rater's queue in the (rater, study, position) index instead.
 """
 ROWS = [

@@ -12,3 +12,8 @@ $PY bench/github_bench.py
 $PY bench/labeling_bench.py
 $PY bench/agreement_page_bench.py
 $PY bench/export_bench.py
+# Label Studio on this machine, the comparison of the labelling targets (installs it from PyPI into a scratch
+# virtualenv outside the repository; BENCH_LABEL_STUDIO=0 skips it).
+if [ "${BENCH_LABEL_STUDIO:-1}" = 1 ]; then
+    $PY bench/label_studio_bench.py
+fi

@@ -27,9 +27,10 @@ import hashlib
 import weakref
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any
 
-from django.db import connection
+from django.db import connection, connections
 
 from annotator.models import (
     Annotation,
@@ -57,7 +58,9 @@ class LockedAnnotation:
 
 
 def _q(name: str) -> str:
-    return connection.ops.quote_name(name)
+    # How PostgreSQL and SQLite both quote identifiers (connection.ops.quote_name), without a per-call lookup
+    # of the connection: these strings are built on every autosave.
+    return f'"{name}"'
 
 
 def _table(model) -> str:
@@ -88,10 +91,15 @@ def _joins() -> str:
 
 
 def _row_sql(*, with_old_values: bool) -> str:
+    return _row_sql_for(connection.vendor, with_old_values)
+
+
+@cache
+def _row_sql_for(vendor: str, with_old_values: bool) -> str:
     """The annotation, assignment and study issue columns, the version's id and publication time, the
     study's dimension ids (comma-separated) and, on PostgreSQL, the deleted labels ("dimension:category,...")."""
     through = STUDY_DIMENSIONS
-    aggregate = "string_agg(CAST({} AS text), ',')" if _is_postgresql() else "group_concat({}, ',')"
+    aggregate = "string_agg(CAST({} AS text), ',')" if vendor == "postgresql" else "group_concat({}, ',')"
     dimension_ids = (
         f"(SELECT {aggregate.format('sd.' + _column(through, 'dimension'))} FROM {_table(through)} sd "
         f"WHERE sd.{_column(through, 'study')} = st.{_q('id')})"
@@ -116,7 +124,8 @@ def _row_sql(*, with_old_values: bool) -> str:
     return f"{prefix}SELECT {', '.join(columns)} {_joins()}WHERE an.{_q('id')} = %s"
 
 
-def _lock_sql(*, study_issue_first: bool) -> list[str]:
+@cache
+def _lock_sql(*, study_issue_first: bool) -> tuple[str, ...]:
     """Statements that take the locks, in the order every service takes them: study issue, annotation, assignment."""
     statements = []
     if study_issue_first:
@@ -130,7 +139,7 @@ def _lock_sql(*, study_issue_first: bool) -> list[str]:
         f"SELECT an.{_q('id')} FROM {_table(Annotation)} an JOIN {_table(Assignment)} asg "
         f"ON asg.{_q('id')} = an.{_column(Annotation, 'assignment')} WHERE an.{_q('id')} = %s FOR UPDATE OF an, asg"
     )
-    return statements
+    return tuple(statements)
 
 
 def lock_and_take(*, annotation_id: int, study_issue_first: bool) -> LockedAnnotation | None:
@@ -185,12 +194,27 @@ def _locked(row: list[Any], old_values: list[tuple[int, int]]) -> LockedAnnotati
 def _converted(fields, values: list[Any]) -> list[Any]:
     """Database values as the ORM would hand them over (e.g. SQLite's text datetimes, JSON as text)."""
     out = []
-    for field, value in zip(fields, values, strict=True):
-        expression = field.get_col(field.model._meta.db_table)
-        for converter in connection.ops.get_db_converters(expression) + field.get_db_converters(connection):
+    for (converters, expression), value in zip(_converters(tuple(fields)), values, strict=True):
+        for converter in converters:
             value = converter(value, expression, connection)
         out.append(value)
     return out
+
+
+# The ORM's converters of each column, per connection (they are bound to its backend's operations).
+_converter_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _converters(fields: tuple) -> list[tuple[list, Any]]:
+    per_connection = _converter_cache.setdefault(connections[connection.alias], {})
+    found = per_connection.get(fields)
+    if found is None:
+        found = per_connection[fields] = []
+        for field in fields:
+            expression = field.get_col(field.model._meta.db_table)
+            converters = connection.ops.get_db_converters(expression) + field.get_db_converters(connection)
+            found.append((converters, expression))
+    return found
 
 
 def _converted_datetime(value: Any) -> datetime | None:
