@@ -28,3 +28,15 @@ class ReusedClientRedisCache(RedisCache):
     def __init__(self, server, params):
         super().__init__(server, params)
         self._class = _ReusedClientCacheClient
+
+    def incr_window(self, key: str, timeout: int) -> tuple[int, int]:
+        """Count one more in a window of `timeout` seconds that starts with its first count; returns the count
+        and the seconds left in the window. One round trip, atomic: Django's incr() checks that the key exists
+        and then increments it, and a key expiring in between would come back without an expiry."""
+        key = self.make_and_validate_key(key)
+        pipeline = self._cache.get_client(key, write=True).pipeline(transaction=True)
+        pipeline.incr(key)
+        pipeline.expire(key, timeout, nx=True)
+        pipeline.ttl(key)
+        count, _, left = pipeline.execute()
+        return count, max(left, 0)

@@ -28,8 +28,12 @@ class _CountingThrottle:
         return True
 
     def _count(self) -> int:
+        if hasattr(self.cache, "incr_window"):  # our Redis cache: one atomic round trip
+            count, self._left = self.cache.incr_window(self.key, self.duration)
+            return count
+        self._left = None
         try:
-            return self.cache.incr(self.key)
+            return self.cache.incr(self.key)  # the memory cache checks expiry and increments under one lock
         except ValueError:  # no window yet (or it has just ended): open one
             if self.cache.add(self.key, 1, self.duration):
                 self.cache.set(f"{self.key}:start", self.now, self.duration)
@@ -37,6 +41,8 @@ class _CountingThrottle:
             return self.cache.incr(self.key)  # another request opened it first
 
     def wait(self) -> float | None:
+        if self._left is not None:
+            return float(self._left)
         start = self.cache.get(f"{self.key}:start")
         if start is None:
             return self.duration

@@ -52,3 +52,12 @@ def test_the_shared_client_is_safe_across_threads(cache):
     for thread in threads:
         thread.join()
     assert errors == []
+
+
+def test_a_counting_window_always_expires(cache):
+    count, left = cache.incr_window("counter", 30)
+    assert (count, 0 < left <= 30) == (1, True)
+    count, _ = cache.incr_window("counter", 30)
+    assert count == 2
+    raw = cache._cache.get_client(write=True)
+    assert 0 < raw.ttl(cache.make_and_validate_key("counter")) <= 30  # never a counter without an expiry

@@ -66,3 +66,22 @@ def test_the_cost_does_not_grow_with_the_number_of_requests():
     for _ in range(500):
         assert throttle.allow_request(_request(), None)
     assert cache.get(throttle.key) == 500
+
+
+def test_with_the_redis_cache_a_refused_client_is_told_the_seconds_left():
+    from core.cache import ReusedClientRedisCache
+    from tests.conftest import TEST_REDIS_URL, redis_or_skip
+
+    redis_or_skip()
+    shared = ReusedClientRedisCache(TEST_REDIS_URL, {"KEY_PREFIX": "taxonomist-throttle-test"})
+    shared.delete("throttle-count_anon_10.0.0.9")
+
+    class Limited(CountingAnonRateThrottle):
+        cache = shared
+        rate = "2/min"
+
+    answers = [Limited().allow_request(_request(address="10.0.0.9"), None) for _ in range(2)]
+    refused = Limited()
+    assert answers == [True, True] and refused.allow_request(_request(address="10.0.0.9"), None) is False
+    assert 55 <= refused.wait() <= 60
+    shared.delete("throttle-count_anon_10.0.0.9")
