@@ -22,8 +22,8 @@ from annotator.models import (
     StudyVersionMove,
 )
 from annotator.selectors.resolutions import next_pending
-from annotator.services import resolutions as resolution_services
 from annotator.services.migration import study_version_move, study_version_preview
+from annotator.services.resolutions import auto as resolution_services
 from annotator.services.resolutions import (
     resolution_record,
     resolution_reset,

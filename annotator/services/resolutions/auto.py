@@ -1,0 +1,114 @@
+"""The automatic comparison: when all raters have submitted, the agreed dimensions are decided and the rest
+wait for the adjudicator; and the backfill of issues frozen before resolutions existed."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotator.models import Resolution, ResolutionHistory, Study, StudyIssue
+from annotator.services.agreement.version import study_labels_changed
+from annotator.services.history import resolution_history_record
+
+from .comparison import EXCLUDED, Comparison, RaterLabels, _keys, _overall_method, compare_labels, rater_labels
+from .rows import _dimensions, _lock, _snapshot, _submitted_annotations
+
+
+@transaction.atomic
+def resolution_auto(*, study_issue: StudyIssue, actor=None) -> Resolution | None:
+    """Compare the raters' frozen annotations; decide the agreed dimensions, queue the rest.
+
+    Called when the last rater submits (inside that transaction). Run again after an issue was sent
+    back or reopened, it recomputes from the new labels: a dimension the raters now agree on after
+    being sent back counts as negotiated, and earlier decisions on dimensions still in dispute must be
+    made again (the history keeps them). Returns None while some rater has not submitted.
+    """
+    locked_issue, existing = _lock(study_issue)
+    annotations = _submitted_annotations(locked_issue)
+    assigned = locked_issue.assignments.count()
+    if len(annotations) < max(2, assigned) or not all(a.frozen for a in annotations):
+        return None
+    dimensions = _dimensions(locked_issue.study)
+    comparison = compare_labels([rater_labels(a) for a in annotations], dimension_keys=[d.key for d in dimensions])
+    resolution = _auto_write(locked_issue=locked_issue, existing=existing, comparison=comparison, actor=actor)
+    study_labels_changed(study_id=locked_issue.study_id)
+    return resolution
+
+
+def resolution_auto_on_freeze(
+    *, locked_issue: StudyIssue, raters: list[RaterLabels], dimension_keys: list[str], actor=None
+) -> Resolution:
+    """What resolution_auto does, for the submit that has just frozen the issue (the hot path).
+
+    The caller holds the study issue's lock, has frozen every rater's submitted annotation and hands
+    over their labels and the study's dimension keys (in display order), so nothing is read again; it
+    also bumps the study's labels version itself, once, as the last write of its transaction.
+    """
+    existing = Resolution.objects.select_for_update(of=("self",)).filter(study_issue=locked_issue).first()
+    comparison = compare_labels(raters, dimension_keys=dimension_keys)
+    return _auto_write(locked_issue=locked_issue, existing=existing, comparison=comparison, actor=actor)
+
+
+def _auto_write(*, locked_issue: StudyIssue, existing: Resolution | None, comparison: Comparison, actor) -> Resolution:
+    discussed = set(existing.disagreements) if existing and existing.status == Resolution.Status.SENT_BACK else set()
+
+    def method_for(key: str) -> str:
+        return Resolution.Method.NEGOTIATED if key in discussed else Resolution.Method.UNANIMOUS
+
+    if comparison.all_excluded:
+        values, methods = {}, ({EXCLUDED: method_for(EXCLUDED)} if EXCLUDED in discussed else {})
+    else:
+        values = comparison.agreed
+        methods = {key: method_for(key) for key in comparison.agreed}
+    resolved = not comparison.disagreements
+    fields = {
+        "values": values,
+        "methods": methods,
+        "excluded": comparison.all_excluded,
+        "disagreement_keys": _keys(comparison.disagreements),
+        "disagreement_count": len(comparison.disagreements),
+        "status": Resolution.Status.RESOLVED if resolved else Resolution.Status.PENDING,
+        "method": _overall_method(methods) if resolved else "",
+        "disagreement_reason": "",
+        "decided_by": None,
+        "decided_at": timezone.now(),
+    }
+    if existing is None:
+        resolution = Resolution.objects.create(study_issue=locked_issue, **fields)
+        before: dict = {}
+    else:
+        resolution = existing
+        before = _snapshot(resolution)
+        for name, value in fields.items():
+            setattr(resolution, name, value)
+        resolution.version += 1  # we hold the row lock
+        resolution.save()
+    resolution_history_record(
+        resolution=resolution,
+        actor=actor,
+        action=ResolutionHistory.Action.AUTO,
+        before=before,
+        after=_snapshot(resolution),
+    )
+    return resolution
+
+
+def resolutions_ensure(*, study: Study) -> int:
+    """Create the missing resolutions of issues frozen before resolutions existed (idempotent); how many.
+
+    One transaction per issue, not one around the loop: resolution_auto bumps the study's labels version,
+    whose row stays locked until commit, and holding it while locking the next study issue would invert
+    the order the other services keep (study issue first, labels version last) and deadlock with, say, a
+    reopen of that issue. Each issue is checked again under its lock: another request may have created its
+    resolution since the list was read (and an adjudicator decided it), and that must not be redone.
+    """
+    missing = list(
+        StudyIssue.objects.filter(study=study, resolution__isnull=True, assignments__annotation__frozen=True)
+        .distinct()
+        .order_by("position")
+    )
+    created = 0
+    for study_issue in missing:
+        with transaction.atomic():
+            locked_issue, existing = _lock(study_issue)
+            if existing is None and resolution_auto(study_issue=locked_issue) is not None:
+                created += 1
+    return created

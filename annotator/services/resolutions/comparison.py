@@ -1,0 +1,77 @@
+"""Comparing the raters' submitted labels: plain data and pure helpers, computed without the database.
+
+Also used by the spreadsheet and final-dataset imports, so that an imported study gets the same resolutions
+as one labelled in the tool.
+"""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from annotator.models import Annotation, Resolution
+
+EXCLUDED = Resolution.EXCLUDED_KEY
+METHOD_RANK = {Resolution.Method.UNANIMOUS: 0, Resolution.Method.NEGOTIATED: 1, Resolution.Method.ADJUDICATED: 2}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What the raters' submitted annotations have in common (plain data, computed without the database)."""
+
+    agreed: dict[str, list[int]] = field(default_factory=dict)
+    disagreements: list[str] = field(default_factory=list)
+    all_excluded: bool = False
+
+
+@dataclass(frozen=True)
+class RaterLabels:
+    """One rater's submitted labels, as compared: category ids per dimension key, proposals, excluded."""
+
+    values: dict[str, list[int]]
+    proposals: dict[str, str]
+    excluded: bool
+
+
+def _norm(text: str) -> str:
+    return " ".join(str(text).split()).lower()
+
+
+def compare_labels(raters: Sequence[RaterLabels], *, dimension_keys: Iterable[str]) -> Comparison:
+    """Agreement per dimension: the same set of categories (and, when both chose none, the same proposal).
+
+    When every rater excluded the issue it is resolved as excluded. When only some did, that is a
+    disagreement of its own ("excluded"), and the labels are still compared so the adjudicator sees them.
+    """
+    if raters and all(r.excluded for r in raters):
+        return Comparison(all_excluded=True)
+    disagreements = [EXCLUDED] if any(r.excluded for r in raters) else []
+    agreed: dict[str, list[int]] = {}
+    for key in dimension_keys:
+        sets = {frozenset(r.values.get(key, [])) for r in raters}
+        proposals = {_norm(r.proposals.get(key, "")) for r in raters}
+        same = len(sets) == 1 and (next(iter(sets)) or len(proposals) == 1)
+        if same:
+            agreed[key] = sorted(next(iter(sets)))
+        else:
+            disagreements.append(key)
+    return Comparison(agreed=agreed, disagreements=disagreements)
+
+
+def rater_labels(annotation: Annotation) -> RaterLabels:
+    values: dict[str, list[int]] = {}
+    for value in annotation.values.all():
+        values.setdefault(value.dimension.key, []).append(value.category_id)
+    return RaterLabels(
+        values={key: sorted(ids) for key, ids in values.items()},
+        proposals=dict(annotation.proposals or {}),
+        excluded=annotation.excluded,
+    )
+
+
+def _overall_method(methods: dict[str, str]) -> str:
+    if not methods:
+        return Resolution.Method.UNANIMOUS
+    return max(methods.values(), key=lambda m: METHOD_RANK.get(m, 0))
+
+
+def _keys(disagreements: Sequence[str]) -> str:
+    return f",{','.join(disagreements)}," if disagreements else ""

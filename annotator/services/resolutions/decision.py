@@ -1,0 +1,178 @@
+"""The adjudicator's decision on an issue: record (or revise) its final labels, or send it back to the raters."""
+
+from collections.abc import Sequence
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotator.models import Annotation, Resolution, ResolutionHistory, StudyIssue
+from annotator.services.agreement.version import study_labels_changed
+from annotator.services.annotations import annotation_reopen
+from annotator.services.history import resolution_history_record
+from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
+from taxonomy.models import Category, Dimension
+
+from .adjudicators import can_adjudicate
+from .comparison import EXCLUDED, _overall_method
+from .rows import _dimensions, _lock, _snapshot, _submitted_annotations
+
+DECISION_METHODS = (Resolution.Method.NEGOTIATED, Resolution.Method.ADJUDICATED)
+REASONS = {choice for choice in Resolution.Reason.values if choice}
+
+
+def _check_adjudicator(*, actor, study_issue: StudyIssue, annotations: Sequence[Annotation]) -> None:
+    if not can_adjudicate(actor, study_issue.study):
+        raise PermissionDeniedError("Only the study's adjudicators and owners can settle disagreements.")
+    if any(a.assignment.rater_id == actor.pk for a in annotations):
+        raise PermissionDeniedError("You labelled this issue yourself; another adjudicator has to settle it.")
+
+
+def _check_current(resolution: Resolution | None, expected_version: int, annotations: Sequence[Annotation]) -> None:
+    if resolution is None:
+        raise NotFoundError("Nothing to resolve yet: every rater of this issue must submit first.")
+    if resolution.version != expected_version:
+        who = resolution.decided_by or "the automatic comparison"
+        raise ConflictError(
+            f"Someone else changed this resolution while you were deciding (now version {resolution.version}, "
+            f"by {who}); reload the page to see their decision before you change it."
+        )
+    if resolution.status == Resolution.Status.SENT_BACK or not all(a.frozen for a in annotations):
+        raise ConflictError(
+            "This issue is back with its raters; it returns to the queue when they have all submitted again."
+        )
+
+
+def _clean_values(
+    values: dict[str, list[int]], *, dimensions: dict[str, Dimension], offered: set[int]
+) -> dict[str, list[int]]:
+    """Check each category belongs to its dimension and may be chosen; a deprecated one only if a rater chose it."""
+    unknown = sorted(set(values) - set(dimensions))
+    if unknown:
+        raise DomainError(f"This study does not label the dimension(s) {', '.join(unknown)}.", field="values")
+    wanted = {int(pk) for ids in values.values() for pk in ids}
+    categories = {c.pk: c for c in Category.objects.filter(pk__in=wanted, dimension__in=list(dimensions.values()))}
+    cleaned: dict[str, list[int]] = {}
+    for key, ids in values.items():
+        dimension = dimensions[key]
+        picked = sorted(dict.fromkeys(int(pk) for pk in ids))
+        for pk in picked:
+            category = categories.get(pk)
+            if category is None or category.dimension_id != dimension.pk:
+                raise DomainError(
+                    f"Category {pk} is not a category of '{dimension.name}' in this study's taxonomy version.",
+                    field="values",
+                )
+            if not category.selectable or (category.deprecated and pk not in offered):
+                raise DomainError(
+                    f"'{category.name}' groups other categories or is deprecated; choose a category under it.",
+                    field="values",
+                )
+        if len(picked) > 1 and not dimension.multi_valued:
+            raise DomainError(f"'{dimension.name}' takes a single category; choose one.", field="values")
+        cleaned[key] = picked
+    return cleaned
+
+
+@transaction.atomic
+def resolution_record(
+    *,
+    study_issue: StudyIssue,
+    actor,
+    values: dict[str, list[int]],
+    excluded: bool = False,
+    method: str,
+    reason: str,
+    note: str = "",
+    expected_version: int,
+) -> Resolution:
+    """Record the final labels of an issue (or revise them): the pending dimensions must all be decided.
+
+    Dimensions not sent keep their current value; a sent dimension that was in dispute, or whose value
+    changes, takes `method`. Two adjudicators deciding at once: the second gets a ConflictError.
+    """
+    locked_issue, resolution = _lock(study_issue)
+    annotations = _submitted_annotations(locked_issue)
+    _check_adjudicator(actor=actor, study_issue=locked_issue, annotations=annotations)
+    _check_current(resolution, expected_version, annotations)
+    if method not in DECISION_METHODS:
+        raise DomainError("Say how the label was reached: negotiated by the raters, or decided by you.", field="method")
+    disputed = set(resolution.disagreements)
+    if disputed and reason not in REASONS:
+        raise DomainError(
+            "Say why the raters differed: ambiguous issue text, guideline gap, taxonomy gap or overlap, "
+            "rater error, or other.",
+            field="reason",
+        )
+    if reason and reason not in REASONS:
+        raise DomainError(f"Unknown reason '{reason}'.", field="reason")
+    dimensions = {d.key: d for d in _dimensions(locked_issue.study)}
+    offered = {value.category_id for a in annotations for value in a.values.all()}
+    cleaned = _clean_values(values, dimensions=dimensions, offered=offered)
+    before = _snapshot(resolution)
+    methods = dict(resolution.methods)
+    if excluded:
+        new_values: dict[str, list[int]] = {}
+        methods = {EXCLUDED: method} if EXCLUDED in disputed or not resolution.excluded else dict(methods)
+    else:
+        new_values = dict(resolution.values) if not resolution.excluded else {}
+        methods.pop(EXCLUDED, None)
+        if EXCLUDED in disputed or resolution.excluded:
+            methods[EXCLUDED] = method
+        for key, ids in cleaned.items():
+            if key in disputed or new_values.get(key) != ids or key not in new_values:
+                methods[key] = method
+            new_values[key] = ids
+        undecided = [d.name for key, d in dimensions.items() if key in disputed and key not in new_values]
+        empty_required = [d.name for key, d in dimensions.items() if d.required and not new_values.get(key)]
+        if undecided or empty_required:
+            names = ", ".join(dict.fromkeys([*undecided, *empty_required]))
+            raise DomainError(f"Choose the final category for {names} — or exclude the issue.", field="values")
+        methods = {key: m for key, m in methods.items() if key in new_values or key == EXCLUDED}
+    was_resolved = resolution.status == Resolution.Status.RESOLVED
+    resolution.values = {key: new_values[key] for key in sorted(new_values)}
+    resolution.methods = methods
+    resolution.excluded = excluded
+    resolution.status = Resolution.Status.RESOLVED
+    resolution.method = _overall_method(methods)
+    resolution.disagreement_reason = reason
+    resolution.note = note.strip()
+    resolution.decided_by = actor
+    resolution.decided_at = timezone.now()
+    resolution.version += 1  # we hold the row lock
+    resolution.save()
+    resolution_history_record(
+        resolution=resolution,
+        actor=actor,
+        action=ResolutionHistory.Action.REVISE if was_resolved else ResolutionHistory.Action.RECORD,
+        before=before,
+        after=_snapshot(resolution),
+    )
+    study_labels_changed(study_id=locked_issue.study_id)
+    return resolution
+
+
+@transaction.atomic
+def resolution_send_back(*, study_issue: StudyIssue, actor, note: str, expected_version: int) -> Resolution:
+    """Reopen every rater's annotation so they discuss the issue; it returns to the queue when all resubmit."""
+    locked_issue, resolution = _lock(study_issue)
+    annotations = _submitted_annotations(locked_issue)
+    _check_adjudicator(actor=actor, study_issue=locked_issue, annotations=annotations)
+    _check_current(resolution, expected_version, annotations)
+    if not note.strip():
+        raise DomainError("Tell the raters what to discuss before sending the issue back.", field="note")
+    before = _snapshot(resolution)
+    for annotation in annotations:
+        annotation_reopen(annotation=annotation, actor=actor, reason=note.strip())
+    resolution.status = Resolution.Status.SENT_BACK
+    resolution.method = ""
+    resolution.note = note.strip()
+    resolution.version += 1
+    resolution.save(update_fields=["status", "method", "note", "version"])
+    resolution_history_record(
+        resolution=resolution,
+        actor=actor,
+        action=ResolutionHistory.Action.SEND_BACK,
+        before=before,
+        after=_snapshot(resolution),
+    )
+    return resolution

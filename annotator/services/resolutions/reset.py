@@ -1,0 +1,66 @@
+"""Taking a decision back (when the taxonomy changed under it): the issue waits for adjudication again."""
+
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotator.models import Resolution, ResolutionHistory, StudyIssue
+from annotator.services.agreement.version import study_labels_changed
+from annotator.services.history import resolution_history_record
+from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
+
+from .adjudicators import can_adjudicate
+from .comparison import _keys
+from .rows import _lock, _snapshot
+
+
+@transaction.atomic
+def resolution_reset(
+    *, study_issue: StudyIssue, actor, reason: str, expected_version: int, undecided: Iterable[str] = ()
+) -> Resolution:
+    """Take back the decision on an issue: it waits for adjudication again. Nothing is deleted.
+
+    `undecided`: dimension keys whose decided value no longer holds (e.g. its category was split). They
+    leave the values and join the disputed dimensions, so the issue is back in the adjudication queue and
+    each must be decided again; the other decided dimensions keep their values. The resolution becomes
+    pending with no overall method or decider, unless it is sent back: then it stays sent back, so the
+    raters' discussion still counts once they agree. The history entry keeps the decision and says why.
+    """
+    locked_issue, resolution = _lock(study_issue)
+    if not can_adjudicate(actor, locked_issue.study):
+        raise PermissionDeniedError("Only the study's adjudicators and owners can take back a decision.")
+    if resolution is None:
+        raise NotFoundError("This issue has no resolution to take back yet.")
+    if resolution.version != expected_version:
+        raise ConflictError(
+            f"Someone else changed this resolution meanwhile (now version {resolution.version}); "
+            "reload the page and look at it again."
+        )
+    reason = reason.strip()
+    if not reason:
+        raise DomainError("Say why the decision is taken back; the adjudicator reads it in the history.")
+    stale = list(dict.fromkeys(undecided))
+    before = _snapshot(resolution)
+    resolution.values = {key: ids for key, ids in resolution.values.items() if key not in stale}
+    resolution.methods = {key: m for key, m in resolution.methods.items() if key not in stale}
+    if resolution.status != Resolution.Status.SENT_BACK:
+        disputed = list(dict.fromkeys([*resolution.disagreements, *stale]))
+        resolution.disagreement_keys = _keys(disputed)
+        resolution.disagreement_count = len(disputed)
+        resolution.status = Resolution.Status.PENDING
+    resolution.method = ""
+    resolution.disagreement_reason = ""
+    resolution.decided_by = None
+    resolution.decided_at = timezone.now()
+    resolution.version += 1  # we hold the row lock
+    resolution.save()
+    resolution_history_record(
+        resolution=resolution,
+        actor=actor,
+        action=ResolutionHistory.Action.REVISE,
+        before=before,
+        after={**_snapshot(resolution), "reason": reason},
+    )
+    study_labels_changed(study_id=locked_issue.study_id)
+    return resolution

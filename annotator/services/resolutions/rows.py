@@ -1,0 +1,39 @@
+"""What every resolution service reads: the issue and its resolution under lock, the submitted annotations,
+the study's dimensions, and the snapshot a history entry keeps.
+
+Lock order, as in the annotation services: the study issue first, then the resolution (then annotations).
+Resolution.version is the optimistic lock a client sends back; the row lock makes the check-and-write atomic.
+"""
+
+from annotator.models import Annotation, Resolution, Study, StudyIssue
+from annotator.services.history import resolution_snapshot
+from taxonomy.models import Dimension
+
+
+def _dimensions(study: Study) -> list[Dimension]:
+    dimensions = list(study.dimensions.order_by("order", "key"))
+    return dimensions or list(Dimension.objects.filter(version=study.taxonomy_version_id).order_by("order", "key"))
+
+
+def _submitted_annotations(study_issue: StudyIssue) -> list[Annotation]:
+    return list(
+        Annotation.objects.filter(assignment__study_issue=study_issue, submitted_at__isnull=False)
+        .select_related("assignment")
+        .prefetch_related("values__dimension")
+        .order_by("assignment_id")
+    )
+
+
+def _snapshot(resolution: Resolution) -> dict:
+    return {
+        **resolution_snapshot(resolution),
+        "methods": dict(resolution.methods),
+        "status": resolution.status,
+        "disagreements": resolution.disagreements,
+    }
+
+
+def _lock(study_issue: StudyIssue) -> tuple[StudyIssue, Resolution | None]:
+    locked_issue = StudyIssue.objects.select_for_update(of=("self",)).select_related("study").get(pk=study_issue.pk)
+    resolution = Resolution.objects.select_for_update(of=("self",)).filter(study_issue=locked_issue).first()
+    return locked_issue, resolution
