@@ -17,7 +17,6 @@ Targets: warm median under 300 ms, cold under 2 s (ideally 1 s), the labels vers
 
 import argparse
 import os
-import platform
 import re
 import statistics
 import sys
@@ -33,6 +32,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## Agreement page"
 sys.path.insert(0, str(ROOT))
+
+from bench._common import database_version, machine  # noqa: E402 -- after the path is set
 
 
 def main() -> None:
@@ -129,7 +130,7 @@ def _run(args) -> dict:
         "warm": warm,
         "api_warm": api_warm,
         "bytes": page_bytes,
-        "server": _server_version(connection),
+        "server": database_version(),
     }
 
 
@@ -362,31 +363,6 @@ def _admin(server_url: str, *statements: str) -> None:
         conn.close()
 
 
-def _server_version(connection) -> str:
-    if connection.vendor != "postgresql":
-        return f"SQLite {connection.Database.sqlite_version}"
-    with connection.cursor() as cursor:
-        cursor.execute("SHOW server_version")
-        return "PostgreSQL " + cursor.fetchone()[0].split()[0]
-
-
-def _machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    memory = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal"):
-                memory = f", {int(line.split()[1]) / 1024 / 1024:.1f} GiB RAM"
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores{memory}, Python {platform.python_version()}"
-
-
 def _p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(0.95 * len(ordered)) - 1))]
@@ -404,7 +380,7 @@ def _markdown(r: dict) -> str:
     steps = ["| step (in-process, median) | ms |", "| --- | ---: |"]
     steps += [f"| {name} | {seconds * 1000:,.0f} |" for name, seconds in r["steps"].items()]
     lines = [
-        f"Run on {datetime.now(UTC):%Y-%m-%d}, {_machine()}, {r['server']} on the same machine.",
+        f"Run on {datetime.now(UTC):%Y-%m-%d}, {machine()}, {r['server']} on the same machine.",
         "",
         "| request | count | median ms | p95 ms | max ms |",
         "| --- | ---: | ---: | ---: | ---: |",
