@@ -262,6 +262,34 @@ def gunicorn(
             process.kill()
 
 
+class TimedRequests:
+    """Times requests of a session by kind: the round trip here, and an X-Bench-Id header on each kept request so
+    the server's own time can be read back from its access log (`server_times`). Warm-up requests are not kept."""
+
+    def __init__(self, session, base: str, kinds, *, timeout: float = 60):
+        self.session, self.base, self.timeout = session, base, timeout
+        self.round_trips: dict[str, list[float]] = {kind: [] for kind in kinds}
+        self.request_ids: dict[str, list[str]] = {kind: [] for kind in kinds}
+
+    def request(self, kind: str, keep: bool, method: str, url: str, expected: int = 200, **kwargs):
+        request_id = f"{kind}-{len(self.request_ids[kind])}"
+        headers = {"X-Bench-Id": request_id} if keep else {}
+        start = time.perf_counter()
+        response = self.session.request(method, self.base + url, headers=headers, timeout=self.timeout, **kwargs)
+        elapsed = time.perf_counter() - start
+        if response.status_code != expected:
+            raise SystemExit(f"{method} {url} answered {response.status_code}: {response.text[:800]}")
+        if keep:
+            self.round_trips[kind].append(elapsed)
+            self.request_ids[kind].append(request_id)
+        return response
+
+    def also_count_as(self, kind: str, source: str) -> None:
+        """Count the last kept request of `source` under `kind` too (e.g. a sub-kind known from its answer)."""
+        self.round_trips[kind].append(self.round_trips[source][-1])
+        self.request_ids[kind].append(self.request_ids[source][-1])
+
+
 def server_times(access_log: Path) -> dict[str, float]:
     """Server time in seconds per X-Bench-Id, from a gunicorn access log written by `gunicorn(access_log=...)`."""
     times: dict[str, float] = {}

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## Agreement page"
 sys.path.insert(0, str(ROOT))
 
-from bench._common import database_version, machine  # noqa: E402 -- after the path is set
+from bench._common import database_version, machine, postgres_exists  # noqa: E402 -- after the path is set
 
 
 def main() -> None:
@@ -55,7 +55,7 @@ def main() -> None:
         if not re.fullmatch(r"[a-z_][a-z0-9_]*", args.db_name):
             sys.exit("--db-name must be a plain lower-case identifier")
         args.keep = args.keep or args.reuse
-        if not (args.reuse and _exists(server_url, args.db_name)):
+        if not (args.reuse and postgres_exists(server_url, args.db_name)):
             args.reuse = False
             _admin(server_url, f"DROP DATABASE IF EXISTS {args.db_name}", f"CREATE DATABASE {args.db_name}")
         os.environ["DATABASE_URL"] = _with_database(server_url, args.db_name)
@@ -331,18 +331,6 @@ def _existing_study(n: int):
     if study is None or study.study_issues.count() != n:
         sys.exit(f"--reuse: the kept database holds no bench study of {n:,} issues; run once without --reuse")
     return study, User.objects.get(username="bench-owner")
-
-
-def _exists(server_url: str, name: str) -> bool:
-    import psycopg2
-
-    conn = psycopg2.connect(_with_database(server_url, "postgres"))
-    try:
-        with conn.cursor() as cursor:
-            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
-            return cursor.fetchone() is not None
-    finally:
-        conn.close()
 
 
 def _with_database(url: str, name: str) -> str:

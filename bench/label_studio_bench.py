@@ -51,6 +51,7 @@ from urllib.parse import unquote, urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import (
+    TimedRequests,
     gunicorn,
     machine,
     scratch_database,
@@ -505,20 +506,9 @@ def _time_http(session, base: str, state: dict, n: int):
     rng = random.Random(1)
     open_ids = list(state["open_task_ids"])
     rng.shuffle(open_ids)
-    timings: dict[str, list[float]] = {key: [] for key, *_ in KINDS}
-    request_ids: dict[str, list[str]] = {key: [] for key in timings}
+    requests = TimedRequests(session, base, [key for key, *_ in KINDS], timeout=120)
+    timed = requests.request
     used: list[int] = []
-
-    def timed(key: str, keep: bool, method: str, url: str, expected: int, **kwargs):
-        request_id = f"{key}-{len(request_ids[key])}" if keep else f"warmup-{key}-{rng.randrange(10**9)}"
-        start = time.perf_counter()
-        response = session.request(method, base + url, headers={"X-Bench-Id": request_id}, timeout=120, **kwargs)
-        elapsed = time.perf_counter() - start
-        _check(response, expected, f"{method} {url}")
-        if keep:
-            timings[key].append(elapsed)
-            request_ids[key].append(request_id)
-        return response
 
     for i in range(WARMUP + n):
         keep = i >= WARMUP
@@ -530,7 +520,7 @@ def _time_http(session, base: str, state: dict, n: int):
         used.append(task_id)
         timed("annotate", keep, "POST", f"/api/tasks/{task_id}/annotations/", 201, json=_annotation(state, rng))
     state["open_task_ids"] = open_ids
-    return timings, request_ids, used
+    return requests.round_trips, requests.request_ids, used
 
 
 def _count_queries(python: Path, package: Path, env: dict[str, str], token: str, state: dict, used: list[int]):

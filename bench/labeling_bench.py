@@ -28,7 +28,6 @@ import os
 import random
 import sys
 import tempfile
-import time
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -36,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import (
+    TimedRequests,
     database_version,
     django_setup,
     gunicorn,
@@ -380,46 +380,31 @@ def _labels(build: dict, rng: random.Random, *, complete: bool) -> dict[str, lis
 
 def _time_http(base: str, build: dict, n: int) -> tuple[dict[str, list[float]], dict[str, list[str]]]:
     """Round trips in seconds per kind, and the X-Bench-Id of each timed request (for the server's own times)."""
-    session = http_login(base, "bench_rater_a", PASSWORD)
+    requests = TimedRequests(
+        http_login(base, "bench_rater_a", PASSWORD), base, [key for key, *_ in [*ROWS, *SUBMIT_ROWS, *FLOOR_ROWS]]
+    )
+    timed = requests.request
     study = build["study_id"]
     rng = random.Random(1)
-    timings: dict[str, list[float]] = {key: [] for key, *_ in [*ROWS, *SUBMIT_ROWS, *FLOOR_ROWS]}
-    request_ids: dict[str, list[str]] = {key: [] for key in timings}
-
-    def timed(key: str, method: str, url: str, keep: bool, **kwargs):
-        request_id = f"{key}-{len(request_ids[key])}"
-        headers = {"X-Bench-Id": request_id} if keep else {}
-        start = time.perf_counter()
-        response = session.request(method, base + url, timeout=60, headers=headers, **kwargs)
-        elapsed = time.perf_counter() - start
-        if response.status_code != 200:
-            raise SystemExit(f"{method} {url} answered {response.status_code}: {response.text[:500]}")
-        if keep:
-            timings[key].append(elapsed)
-            request_ids[key].append(request_id)
-        return response
-
     for i in range(WARMUP + n):
         keep = i >= WARMUP
-        upcoming = timed("next", "GET", f"/api/v1/studies/{study}/assignments/next/", keep).json()["assignment"]
+        upcoming = timed("next", keep, "GET", f"/api/v1/studies/{study}/assignments/next/").json()["assignment"]
         annotation, version = upcoming["annotation"], upcoming["annotation_version"]
         draft = {"values": _labels(build, rng, complete=False), "note": "draft", "version": version}
-        version = timed("draft", "PUT", f"/api/v1/annotations/{annotation}/draft/", keep, json=draft).json()["version"]
+        version = timed("draft", keep, "PUT", f"/api/v1/annotations/{annotation}/draft/", json=draft).json()["version"]
         final = {"values": _labels(build, rng, complete=True), "note": "done", "confidence": 3, "version": version}
-        answer = timed("submit", "POST", f"/api/v1/annotations/{annotation}/submit/", keep, json=final)
+        answer = timed("submit", keep, "POST", f"/api/v1/annotations/{annotation}/submit/", json=final)
         if keep:
-            kind = "submit_freeze" if answer.json()["frozen"] else "submit_open"
-            timings[kind].append(timings["submit"][-1])
-            request_ids[kind].append(request_ids["submit"][-1])
-        page = timed("queue", "GET", f"/studies/{study}/queue/", keep)
+            requests.also_count_as("submit_freeze" if answer.json()["frozen"] else "submit_open", "submit")
+        page = timed("queue", keep, "GET", f"/studies/{study}/queue/")
         if "My queue" not in page.text:
             raise SystemExit("the queue page did not render")
-        timed("floor_read", "GET", "/bench/floor/read/", keep)
-        timed("floor_write", "PUT", "/bench/floor/write/", keep)
+        timed("floor_read", keep, "GET", "/bench/floor/read/")
+        timed("floor_write", keep, "PUT", "/bench/floor/write/")
     for i in range(WARMUP + n):
         after = rng.randrange(0, build["issues"] - 100)  # a page anywhere in the queue, as a `next` link gives
-        timed("mine", "GET", f"/api/v1/studies/{study}/assignments/mine/?limit=100&after={after}", i >= WARMUP)
-    return timings, request_ids
+        timed("mine", i >= WARMUP, "GET", f"/api/v1/studies/{study}/assignments/mine/?limit=100&after={after}")
+    return requests.round_trips, requests.request_ids
 
 
 def _flush_cache(url: str) -> None:

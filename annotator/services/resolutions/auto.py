@@ -9,7 +9,7 @@ from annotator.services.agreement.version import study_labels_changed
 from annotator.services.history import resolution_history_record
 
 from .comparison import EXCLUDED, Comparison, RaterLabels, _keys, _overall_method, compare_labels, rater_labels
-from .rows import _dimensions, _lock, _snapshot, _submitted_annotations
+from .rows import _dimensions, _lock, _save_revision, _snapshot, _submitted_annotations
 
 
 @transaction.atomic
@@ -71,16 +71,17 @@ def _auto_write(*, locked_issue: StudyIssue, existing: Resolution | None, compar
         "decided_by": None,
         "decided_at": timezone.now(),
     }
-    if existing is None:
-        resolution = Resolution.objects.create(study_issue=locked_issue, **fields)
-        before: dict = {}
-    else:
-        resolution = existing
-        before = _snapshot(resolution)
+    if existing is not None:
+        before = _snapshot(existing)
         for name, value in fields.items():
-            setattr(resolution, name, value)
-        resolution.version += 1  # we hold the row lock
-        resolution.save()
+            setattr(existing, name, value)
+        _save_revision(existing, actor=actor, action=ResolutionHistory.Action.AUTO, before=before)
+        return existing
+    resolution = Resolution.objects.create(study_issue=locked_issue, **fields)
+    resolution_history_record(
+        resolution=resolution, actor=actor, action=ResolutionHistory.Action.AUTO, before={}, after=_snapshot(resolution)
+    )
+    return resolution
     resolution_history_record(
         resolution=resolution,
         actor=actor,

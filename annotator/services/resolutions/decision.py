@@ -8,13 +8,12 @@ from django.utils import timezone
 from annotator.models import Annotation, Resolution, ResolutionHistory, StudyIssue
 from annotator.services.agreement.version import study_labels_changed
 from annotator.services.annotations import annotation_reopen
-from annotator.services.history import resolution_history_record
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
 from taxonomy.models import Category, Dimension
 
 from .adjudicators import can_adjudicate
 from .comparison import EXCLUDED, _overall_method
-from .rows import _dimensions, _lock, _snapshot, _submitted_annotations
+from .rows import _dimensions, _lock, _save_revision, _snapshot, _submitted_annotations
 
 DECISION_METHODS = (Resolution.Method.NEGOTIATED, Resolution.Method.ADJUDICATED)
 REASONS = {choice for choice in Resolution.Reason.values if choice}
@@ -138,15 +137,8 @@ def resolution_record(
     resolution.note = note.strip()
     resolution.decided_by = actor
     resolution.decided_at = timezone.now()
-    resolution.version += 1  # we hold the row lock
-    resolution.save()
-    resolution_history_record(
-        resolution=resolution,
-        actor=actor,
-        action=ResolutionHistory.Action.REVISE if was_resolved else ResolutionHistory.Action.RECORD,
-        before=before,
-        after=_snapshot(resolution),
-    )
+    action = ResolutionHistory.Action.REVISE if was_resolved else ResolutionHistory.Action.RECORD
+    _save_revision(resolution, actor=actor, action=action, before=before)
     study_labels_changed(study_id=locked_issue.study_id)
     return resolution
 
@@ -166,13 +158,11 @@ def resolution_send_back(*, study_issue: StudyIssue, actor, note: str, expected_
     resolution.status = Resolution.Status.SENT_BACK
     resolution.method = ""
     resolution.note = note.strip()
-    resolution.version += 1
-    resolution.save(update_fields=["status", "method", "note", "version"])
-    resolution_history_record(
-        resolution=resolution,
+    _save_revision(
+        resolution,
         actor=actor,
         action=ResolutionHistory.Action.SEND_BACK,
         before=before,
-        after=_snapshot(resolution),
+        update_fields=["status", "method", "note"],
     )
     return resolution

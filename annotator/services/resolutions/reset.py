@@ -7,12 +7,11 @@ from django.utils import timezone
 
 from annotator.models import Resolution, ResolutionHistory, StudyIssue
 from annotator.services.agreement.version import study_labels_changed
-from annotator.services.history import resolution_history_record
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
 
 from .adjudicators import can_adjudicate
 from .comparison import _keys
-from .rows import _lock, _snapshot
+from .rows import _lock, _save_revision, _snapshot
 
 
 @transaction.atomic
@@ -53,14 +52,8 @@ def resolution_reset(
     resolution.disagreement_reason = ""
     resolution.decided_by = None
     resolution.decided_at = timezone.now()
-    resolution.version += 1  # we hold the row lock
-    resolution.save()
-    resolution_history_record(
-        resolution=resolution,
-        actor=actor,
-        action=ResolutionHistory.Action.REVISE,
-        before=before,
-        after={**_snapshot(resolution), "reason": reason},
+    _save_revision(
+        resolution, actor=actor, action=ResolutionHistory.Action.REVISE, before=before, note={"reason": reason}
     )
     study_labels_changed(study_id=locked_issue.study_id)
     return resolution

@@ -6,7 +6,7 @@ Resolution.version is the optimistic lock a client sends back; the row lock make
 """
 
 from annotator.models import Annotation, Resolution, Study, StudyIssue
-from annotator.services.history import resolution_snapshot
+from annotator.services.history import resolution_history_record, resolution_snapshot
 from taxonomy.models import Dimension
 
 
@@ -31,6 +31,28 @@ def _snapshot(resolution: Resolution) -> dict:
         "status": resolution.status,
         "disagreements": resolution.disagreements,
     }
+
+
+def _save_revision(
+    resolution: Resolution,
+    *,
+    actor,
+    action: str,
+    before: dict,
+    note: dict | None = None,
+    update_fields: list[str] | None = None,
+) -> None:
+    """Save a changed resolution under its row lock: version bumped, and a history entry with the state before
+    and after (plus `note`, e.g. the reason)."""
+    resolution.version += 1  # the caller holds the row lock
+    resolution.save(update_fields=[*update_fields, "version"] if update_fields else None)
+    resolution_history_record(
+        resolution=resolution,
+        actor=actor,
+        action=action,
+        before=before,
+        after={**_snapshot(resolution), **(note or {})},
+    )
 
 
 def _lock(study_issue: StudyIssue) -> tuple[StudyIssue, Resolution | None]:
