@@ -63,9 +63,9 @@ What the rater's requests cost, and what was changed for it (2026-11-30):
 
 - Label Studio measured on this machine (section "Label Studio on this machine", bench/label_studio_bench.py,
   the same query counts as the published figures: 133 and 73) is 3 to 4 times slower here than the published
-  figures (listing 100 tasks 430 to 460 ms instead of 128, creating an annotation 105 ms instead of 60): this
+  figures (listing 100 tasks 360 to 500 ms instead of 128, creating an annotation 90 to 110 ms instead of 60): this
   2-core machine is slower than the one those came from, and our floor moved with it (a bare API endpoint
-  4.2 ms round trip on an earlier machine, 7.3 ms here). The "faster by" column divides the published figure;
+  4.2 ms round trip on an earlier machine, 5.4 to 7.3 ms here). The "faster by" column divides the published figure;
   the comparison on one machine is in the summary at the top of this file.
 - Save and submit were written out by hand (annotator/services/annotation_rows.py): the ORM compiled 10 to
   15 statements per save, which on this machine cost more than the database. Now one round trip locks the
@@ -85,8 +85,9 @@ What the rater's requests cost, and what was changed for it (2026-11-30):
 - Earlier (same day): progress counters instead of counting 100,000 assignments per request, keyset paging
   of "my assignments", plain-value reads of the queue, a deadlock between autosave and skip fixed.
 
-Run to run, the medians move by 10 to 15% on this shared machine: a second run the same evening (not written
-here) gave next 11.9 ms, save 7.4 ms, submit 9.9 ms, queue 16.4 ms, 100 assignments 18.4 ms, floor 3.7 ms.
+Run to run, the medians move by 10 to 20% on this shared machine, Label Studio's as much as ours, so the two
+are compared from runs made back to back: an earlier pair gave save 8.4 ms and submit 10.8 ms against Label Studio's
+108 ms (12.9x and 10.0x); the pair written here gives 6.7 ms and 9.1 ms against 90.3 ms (13.5x and 9.9x).
 
 Where the remaining time goes: the floor rows are endpoints doing one statement behind the same middleware,
 session authentication (the session from Redis, the user from the database) and DRF handling. Next, the
