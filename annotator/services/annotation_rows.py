@@ -38,6 +38,7 @@ from annotator.models import (
     AnnotationValue,
     Assignment,
     RaterProgress,
+    Resolution,
     Study,
     StudyIssue,
 )
@@ -312,6 +313,18 @@ def add_update(batch: Batch, instance, fields: list[str]) -> None:
     )
 
 
+def add_insert(batch: Batch, instance) -> None:
+    """INSERT a new model instance (auto_now fields filled as save() would); the statement returns its id."""
+    model = type(instance)
+    fields = [field for field in model._meta.concrete_fields if not field.primary_key]
+    params = [field.get_db_prep_save(field.pre_save(instance, add=True), connection) for field in fields]
+    batch.add(
+        f"INSERT INTO {_table(model)} ({', '.join(_q(field.column) for field in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}) RETURNING {_q(model._meta.pk.column)}",
+        params,
+    )
+
+
 def add_progress_move(batch: Batch, *, study_issue: StudyIssue, rater_id: int, old: str, new: str) -> None:
     """Move one assignment from counter `old` to counter `new` (statuses double as the counters' names)."""
     progress = RaterProgress
@@ -356,9 +369,11 @@ def add_issue_statuses(batch: Batch, *, study_issue: StudyIssue, rater_id: int) 
     )
 
 
-def lock_issue_annotations(*, study_issue_id: int) -> list[tuple[Annotation, list[tuple[int, int]]]]:
+def lock_issue_annotations(*, study_issue_id: int) -> tuple[list[tuple[Annotation, list[tuple[int, int]]]], int | None]:
     """Every annotation of the issue, locked, with its labels ((dimension id, category id) pairs), in the
-    order of its assignment: one statement. Run after this transaction's own writes, it sees them."""
+    order of its assignment, and the id of the issue's resolution if it has one: one statement. Run after
+    this transaction's own writes, it sees them; run under the study issue's lock, which every service
+    that writes a resolution takes first, the resolution id cannot change under the caller."""
     an, asg, value = Annotation, Assignment, AnnotationValue
     aggregate = "string_agg({}, ',')" if _is_postgresql() else "group_concat({}, ',')"
     pair = f"CAST(v.{_column(value, 'dimension')} AS text) || ':' || CAST(v.{_column(value, 'category')} AS text)"
@@ -367,8 +382,12 @@ def lock_issue_annotations(*, study_issue_id: int) -> list[tuple[Annotation, lis
         f"WHERE v.{_column(value, 'annotation')} = an.{_q('id')})"
     )
     lock = " FOR UPDATE OF an" if _is_postgresql() else ""
+    resolution = (
+        f"(SELECT r.{_q('id')} FROM {_table(Resolution)} r WHERE r.{_column(Resolution, 'study_issue')} = "
+        f"asg.{_column(asg, 'study_issue')})"
+    )
     sql = (
-        f"SELECT {_select_list(an, 'an')}, {labels} FROM {_table(an)} an "
+        f"SELECT {_select_list(an, 'an')}, {labels}, {resolution} FROM {_table(an)} an "
         f"JOIN {_table(asg)} asg ON asg.{_q('id')} = an.{_column(an, 'assignment')} "
         f"WHERE asg.{_column(asg, 'study_issue')} = %s ORDER BY asg.{_q('id')}{lock}"
     )
@@ -378,8 +397,8 @@ def lock_issue_annotations(*, study_issue_id: int) -> list[tuple[Annotation, lis
     fields = an._meta.concrete_fields
     names = [field.attname for field in fields]
     out = []
-    for *values, pairs in rows:
+    for *values, pairs, _resolution in rows:
         annotation = an.from_db(connection.alias, names, _converted(fields, values))
         parsed = [tuple(int(part) for part in item.split(":")) for item in pairs.split(",")] if pairs else []
         out.append((annotation, parsed))
-    return out
+    return out, (rows[0][-1] if rows else None)

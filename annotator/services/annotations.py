@@ -24,6 +24,7 @@ from annotator.services.annotation_rows import (
     Batch,
     LockedAnnotation,
     add_history,
+    add_insert,
     add_issue_statuses,
     add_progress_move,
     add_update,
@@ -311,9 +312,9 @@ def _freeze(
     history; the resolution service compares the labels it is handed instead of reading them again.
     """
     # Imported here: the resolution service reopens annotations through this module.
-    from annotator.services.resolutions import RaterLabels, resolution_auto_on_freeze
+    from annotator.services.resolutions import RaterLabels, resolution_auto_on_freeze, resolution_prepare_on_freeze
 
-    issue_annotations = lock_issue_annotations(study_issue_id=study_issue.pk)
+    issue_annotations, resolution_id = lock_issue_annotations(study_issue_id=study_issue.pk)
     batch = Batch()
     frozen: dict[int, tuple[bool, int]] = {}
     raters = []
@@ -340,8 +341,20 @@ def _freeze(
         frozen[annotation.pk] = (annotation.frozen, annotation.version)
     if not frozen:
         return {}
-    batch.run()
-    resolution_auto_on_freeze(locked_issue=study_issue, raters=raters, dimension_keys=list(dimensions), actor=actor)
+    keys = list(dimensions)
+    if resolution_id is not None:  # sent back or reopened before: the service revises the resolution it has
+        batch.run()
+        resolution_auto_on_freeze(locked_issue=study_issue, raters=raters, dimension_keys=keys, actor=actor)
+        return frozen
+    # The usual case, the issue's first resolution: written with the freezes, its history entry right after.
+    resolution, history = resolution_prepare_on_freeze(
+        locked_issue=study_issue, raters=raters, dimension_keys=keys, actor=actor
+    )
+    add_insert(batch, resolution)
+    resolution.pk = history.resolution_id = batch.run()[0][0]
+    entry = Batch()
+    add_insert(entry, history)
+    entry.run()
     return frozen
 
 

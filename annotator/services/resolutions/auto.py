@@ -47,7 +47,45 @@ def resolution_auto_on_freeze(
     return _auto_write(locked_issue=locked_issue, existing=existing, comparison=comparison, actor=actor)
 
 
+def resolution_prepare_on_freeze(
+    *, locked_issue: StudyIssue, raters: list[RaterLabels], dimension_keys: list[str], actor=None
+) -> tuple[Resolution, ResolutionHistory]:
+    """The new resolution of an issue that has none yet, and its history entry, unsaved: for the submit that
+    has just frozen the issue and writes both with its other rows (see resolution_auto_on_freeze).
+
+    The caller holds the study issue's lock and has checked that the issue has no resolution (every
+    service that writes one locks the study issue first). Saving the history entry needs the
+    resolution's id: set `history.resolution_id` once the resolution is written.
+    """
+    fields = _auto_fields(existing=None, comparison=compare_labels(raters, dimension_keys=dimension_keys))
+    resolution = Resolution(study_issue=locked_issue, **fields)
+    history = ResolutionHistory(
+        actor=actor,
+        action=ResolutionHistory.Action.AUTO,
+        version=resolution.version,
+        before={},
+        after=_snapshot(resolution),
+    )
+    return resolution, history
+
+
 def _auto_write(*, locked_issue: StudyIssue, existing: Resolution | None, comparison: Comparison, actor) -> Resolution:
+    fields = _auto_fields(existing=existing, comparison=comparison)
+    if existing is not None:
+        before = _snapshot(existing)
+        for name, value in fields.items():
+            setattr(existing, name, value)
+        _save_revision(existing, actor=actor, action=ResolutionHistory.Action.AUTO, before=before)
+        return existing
+    resolution = Resolution.objects.create(study_issue=locked_issue, **fields)
+    resolution_history_record(
+        resolution=resolution, actor=actor, action=ResolutionHistory.Action.AUTO, before={}, after=_snapshot(resolution)
+    )
+    return resolution
+
+
+def _auto_fields(*, existing: Resolution | None, comparison: Comparison) -> dict:
+    """A resolution's fields from the raters' comparison: agreed dimensions decided, the rest pending."""
     discussed = set(existing.disagreements) if existing and existing.status == Resolution.Status.SENT_BACK else set()
 
     def method_for(key: str) -> str:
@@ -71,25 +109,7 @@ def _auto_write(*, locked_issue: StudyIssue, existing: Resolution | None, compar
         "decided_by": None,
         "decided_at": timezone.now(),
     }
-    if existing is not None:
-        before = _snapshot(existing)
-        for name, value in fields.items():
-            setattr(existing, name, value)
-        _save_revision(existing, actor=actor, action=ResolutionHistory.Action.AUTO, before=before)
-        return existing
-    resolution = Resolution.objects.create(study_issue=locked_issue, **fields)
-    resolution_history_record(
-        resolution=resolution, actor=actor, action=ResolutionHistory.Action.AUTO, before={}, after=_snapshot(resolution)
-    )
-    return resolution
-    resolution_history_record(
-        resolution=resolution,
-        actor=actor,
-        action=ResolutionHistory.Action.AUTO,
-        before=before,
-        after=_snapshot(resolution),
-    )
-    return resolution
+    return fields
 
 
 def resolutions_ensure(*, study: Study) -> int:

@@ -212,3 +212,27 @@ def test_the_owner_can_reopen_a_frozen_annotation_and_a_rater_cannot(world, user
     reopened = annotation_reopen(annotation=a, actor=users["owner"], reason="typo")
     assert not reopened.frozen and reopened.submitted_at is None
     assert AnnotationHistory.objects.filter(annotation=a, action="reopen").get().after["reason"] == "typo"
+
+
+def test_the_resolution_written_on_freeze_is_what_resolution_auto_writes(world, users):
+    from annotator.models import Resolution, ResolutionHistory
+    from annotator.services.resolutions import resolution_auto
+
+    a, b = world.a.annotation, world.b.annotation
+    annotation_submit(annotation=a, actor=users["rater_a"], data=complete_input(world), expected_version=1)
+    other = complete_input(
+        world, values={"symptom": [world.cats["symptom"][0].pk], "root_cause": [world.cats["root_cause"][0].pk]}
+    )
+    annotation_submit(annotation=b, actor=users["rater_b"], data=other, expected_version=1)
+    fast = Resolution.objects.get(study_issue=world.a.study_issue)
+    entry = ResolutionHistory.objects.get(resolution=fast)
+    assert (entry.action, entry.version, entry.before, entry.actor) == ("auto", 1, {}, users["rater_b"])
+    names = ["values", "methods", "excluded", "disagreement_keys", "disagreement_count", "status", "method", "version"]
+    fast_fields = {name: getattr(fast, name) for name in names}
+    assert fast.disagreement_keys == ",root_cause," and fast.status == Resolution.Status.PENDING
+
+    entry.delete()
+    fast.delete()
+    slow = resolution_auto(study_issue=world.a.study_issue)
+    assert {name: getattr(slow, name) for name in names} == fast_fields
+    assert ResolutionHistory.objects.get(resolution=slow).after.keys() == entry.after.keys()
