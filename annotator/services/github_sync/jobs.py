@@ -36,6 +36,7 @@ from core.errors import ConflictError, DomainError
 from .store import comments_upsert, links_upsert, repository_rename
 
 PER_PAGE = 100
+TIMELINES_KEY = "timelines"  # sync_state: when fix links were last read (this database's clock)
 STATES = ("open", "closed", "all")
 _REPO_NAME = re.compile(r"^(?:https?://[^/]+/)?(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?$")
 _REPOS_PATH = re.compile(r"^/(?:api/v3/)?repos/(?P<owner>[^/]+)/(?P<name>[^/]+)(?:/|$)")
@@ -342,11 +343,25 @@ class _JobRunner:
         return False
 
     def _timelines(self) -> None:
-        """One timeline per closed issue in this job's window (costs a request each)."""
+        """One timeline per closed issue stored or changed since fixes were last read (a request each).
+
+        The window is kept by this database's clock (Issue.updated_at) under its own key, not by a
+        listing's high-water mark: an issue changed by any earlier sync, with or without fix links,
+        is read once, and an unchanged one is not read again.
+        """
         issues = Issue.objects.filter(repository=self.repository, kind=Issue.Kind.ISSUE, state=Issue.State.CLOSED)
-        if since := parse_datetime(self.cursor.get("window_since")):
-            issues = issues.filter(updated__gte=since)
-        if self.params.get("limit") and (until := parse_datetime(self.cursor.get("window_until"))):
+        self.cursor.setdefault("timelines_started", timezone.now().isoformat())
+        explicit_since = parse_datetime(self.params.get("since"))
+        if explicit_since:
+            issues = issues.filter(updated__gte=explicit_since)
+        elif not self.params.get("full") and (
+            mark := (self.repository.sync_state.get(TIMELINES_KEY) or {}).get("since")
+        ):
+            issues = issues.filter(updated_at__gte=datetime.fromisoformat(mark))
+        # With --limit the issues listing stopped early: read only up to where it stopped, and keep the
+        # mark, so what lies beyond is read by a later sync.
+        until = parse_datetime(self.cursor.get("window_until")) if self.params.get("limit") else None
+        if until:
             issues = issues.filter(updated__lte=until)
         after = self.cursor.get("timeline_after", 0)
         html_base = f"https://{self.repository.host}"
@@ -366,6 +381,11 @@ class _JobRunner:
                 self.cursor["timeline_after"] = issue.number
                 self.save()
             self.committed()
+        if not explicit_since and not until:
+            state = dict(self.repository.sync_state)
+            state[TIMELINES_KEY] = {"since": self.cursor["timelines_started"]}
+            self.repository.sync_state = state
+            self.repository.save(update_fields=["sync_state", "updated_at"])
 
     def _follow_rename(self, page: Page) -> None:
         path = urlsplit(page.final_url).path

@@ -129,6 +129,11 @@ class FakeGitHub:
         issue.update(fields, updated_at=iso(self.tick()))
         return issue
 
+    def close_issue(self, full_name: str, number: int) -> dict:
+        """Close an issue now (its update time moves, as on GitHub)."""
+        at = iso(self.tick())
+        return self.update_issue(full_name, number, state="closed", state_reason="completed", closed_at=at)
+
     def add_comment(self, full_name: str, number: int, body: str = "") -> dict:
         repo = self.repo(full_name)
         at = iso(self.tick())
