@@ -102,11 +102,20 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets the web process read while an import writes; timeout rides out short locks.
+    # WAL lets requests read while another writes. A deferred transaction that reads and then writes
+    # fails at once with "database is locked" when another writer got there first (waiting could
+    # deadlock); IMMEDIATE takes the write lock at BEGIN, so concurrent writers queue for up to
+    # `timeout` seconds instead. Reads outside transaction.atomic() are not affected.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
     )
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # The tests run threads against the database: an in-memory one has no WAL and fails instead of waiting.
+    DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", str(VAR_DIR / "test_taxonomist.sqlite3"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "core.User"

@@ -1,14 +1,12 @@
 """Two adjudicators resolving the same issue at once: one resolution, and a clear message for the other."""
 
-import threading
-
 import pytest
-from django.db import connection, connections
 
 from annotator.models import Resolution, ResolutionHistory, StudyIssue
 from annotator.services.resolutions import resolution_record
 from core.errors import ConflictError
 from tests.annotator.adjudication.conftest import labels, make_world, submit
+from tests.concurrency import raised, run_together
 from tests.factories import UserFactory
 
 
@@ -52,41 +50,15 @@ def test_the_second_of_two_decisions_on_the_same_version_is_refused_with_a_messa
     assert ResolutionHistory.objects.filter(resolution=resolution, action="record").count() == 1
 
 
-def _run_together(*jobs):
-    barrier = threading.Barrier(len(jobs))
-    outcomes: list = [None] * len(jobs)
-
-    def runner(i, job):
-        try:
-            barrier.wait()
-            job()
-        except Exception as exc:
-            outcomes[i] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=runner, args=(i, job)) for i, job in enumerate(jobs)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return outcomes
-
-
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_adjudicators_at_once_leave_one_resolution(users, outsider):
-    if connection.vendor != "postgresql":
-        pytest.skip("row locks are only real on PostgreSQL (SQLite serialises whole-database writes)")
     world = make_world(users, n_issues=1)
     study_issue = _disputed(world, users)
     other = _second_adjudicator(world)
-    outcomes = _run_together(
-        _decide(world, study_issue, users["adjudicator"], 0), _decide(world, study_issue, other, 1)
-    )
-    assert sorted(type(o).__name__ for o in outcomes) == ["ConflictError", "NoneType"]
+    outcomes = run_together(_decide(world, study_issue, users["adjudicator"], 0), _decide(world, study_issue, other, 1))
+    assert [type(error).__name__ for error in raised(outcomes)] == ["ConflictError"], outcomes
     resolution = Resolution.objects.get(study_issue=study_issue)
     assert resolution.version == 2
-    winner = users["adjudicator"] if outcomes[0] is None else other
+    winner = other if isinstance(outcomes[0], Exception) else users["adjudicator"]
     assert resolution.decided_by == winner
     assert ResolutionHistory.objects.filter(resolution=resolution, action="record").count() == 1

@@ -40,6 +40,7 @@ from taxonomy.services.operations import (
     version_publish_with_changelog,
 )
 from tests.annotator.evolution.test_migration import evolve
+from tests.concurrency import run_in_thread
 
 
 def issue(world, index: int) -> StudyIssue:
@@ -332,28 +333,11 @@ def test_backfill_leaves_a_resolution_created_meanwhile_alone(world, users, monk
     assert decided.status == Resolution.Status.RESOLVED and decided.decided_by == users["adjudicator"]
 
 
-def _in_thread(job):
-    outcome: list = [None]
-
-    def run():
-        try:
-            outcome[0] = job()
-        except Exception as exc:  # reported to the test
-            outcome[0] = exc
-        finally:
-            connections.close_all()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join(timeout=30)
-    return outcome[0]
-
-
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_backfill_does_not_hold_the_labels_version_while_locking_the_next_issue(users, monkeypatch):
     if connection.vendor != "postgresql":
-        pytest.skip("row locks are only real on PostgreSQL")
+        pytest.skip("PostgreSQL row-lock order (SQLite takes one lock for the whole database)")
     from tests.annotator.evolution.conftest import build_world, label_all, version_publish
 
     world = build_world(users, n_issues=3)
@@ -369,7 +353,7 @@ def test_backfill_does_not_hold_the_labels_version_while_locking_the_next_issue(
 
     def auto_with_probe(*, study_issue, actor=None):
         # Another transaction (an owner reopening this issue, say) needs the labels version last: it must be free.
-        seen.append(_in_thread(probe_labels_version))
+        seen.append(run_in_thread(probe_labels_version))
         return real_auto(study_issue=study_issue, actor=actor)
 
     monkeypatch.setattr(resolution_services, "resolution_auto", auto_with_probe)
@@ -382,7 +366,7 @@ def test_backfill_does_not_hold_the_labels_version_while_locking_the_next_issue(
 def test_a_move_and_an_autosave_of_one_annotation_do_not_deadlock(users):
     """An autosave holds its annotation, then replaces its labels; the move must not take the labels first."""
     if connection.vendor != "postgresql":
-        pytest.skip("row locks are only real on PostgreSQL")
+        pytest.skip("PostgreSQL row-lock order (SQLite takes one lock for the whole database)")
     from tests.annotator.evolution.conftest import build_world, label_all, version_publish
 
     world = build_world(users, n_issues=3)

@@ -1,54 +1,29 @@
 """Two owners editing one draft at the same moment: the version row lock serialises them, the revision check
 turns the loser's stale edit into a conflict instead of a silent overwrite."""
 
-import threading
-
 import pytest
-from django.db import connection, connections
 
 from core.errors import ConflictError
 from taxonomy.models import CategoryLineage, TaxonomyVersion
 from taxonomy.services.operations import category_add, category_rename
+from tests.concurrency import raised, run_together
 from tests.taxonomy.evolution.conftest import cat
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def run_together(*calls):
-    barrier = threading.Barrier(len(calls))
-    outcomes = [None] * len(calls)
-
-    def worker(i, call):
-        try:
-            barrier.wait()
-            outcomes[i] = call()
-        except Exception as exc:  # the outcome is what we assert on
-            outcomes[i] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=worker, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return outcomes
-
-
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL")
 def test_two_owners_with_the_same_revision_one_wins(draft, editors):
     hang, timeout = cat(draft, "hang").pk, cat(draft, "timeout").pk
     outcomes = run_together(
         lambda: category_rename(category=hang, actor=editors.alice, name="stall", expected_revision=0),
         lambda: category_rename(category=timeout, actor=editors.bob, name="time-out", expected_revision=0),
     )
-    conflicts = [o for o in outcomes if isinstance(o, ConflictError)]
+    conflicts = [error for error in raised(outcomes) if isinstance(error, ConflictError)]
     assert len(conflicts) == 1, outcomes
     assert TaxonomyVersion.objects.get(pk=draft.pk).edit_revision == 1
     assert CategoryLineage.objects.filter(version=draft, operation="rename").count() == 1
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks need PostgreSQL")
 def test_edits_without_a_revision_serialise_and_both_count(draft, editors):
     outcomes = run_together(
         *[
@@ -56,5 +31,5 @@ def test_edits_without_a_revision_serialise_and_both_count(draft, editors):
             for n in range(4)
         ]
     )
-    assert not [o for o in outcomes if isinstance(o, Exception)], outcomes
+    assert raised(outcomes) == [], outcomes
     assert TaxonomyVersion.objects.get(pk=draft.pk).edit_revision == 4
