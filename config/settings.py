@@ -192,6 +192,14 @@ GITHUB_TOKEN = os.environ.get("GITHUB_TOKEN", "")
 # Where the issues' web pages live (their URLs name this host): set it for GitHub Enterprise.
 GITHUB_WEB_HOST = os.environ.get("GITHUB_WEB_HOST", "github.com").lower()
 
+# Abuse limits. Proxy headers (X-Forwarded-For) are trusted only when this many proxies stand in front
+# of the app (0: use the connection's address); the API throttles and the sign-in limits both follow it.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+# Sign-in attempts per account and per address within a window; past either, sign-in waits for the window's end.
+LOGIN_ATTEMPTS_PER_ACCOUNT = int(os.environ.get("LOGIN_ATTEMPTS_PER_ACCOUNT", "5"))
+LOGIN_ATTEMPTS_PER_ADDRESS = int(os.environ.get("LOGIN_ATTEMPTS_PER_ADDRESS", "30"))
+LOGIN_ATTEMPTS_WINDOW_SECONDS = int(os.environ.get("LOGIN_ATTEMPTS_WINDOW_SECONDS", "900"))
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
@@ -211,6 +219,7 @@ REST_FRAMEWORK = {
         "user": os.environ.get("API_THROTTLE_USER", "6000/min"),
     },
     "EXCEPTION_HANDLER": "core.api.exception_handler",
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Taxonomist API",

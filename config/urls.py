@@ -4,7 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from core import views as core_views
-from core import views_tokens
+from core import views_account, views_tokens
 
 api_v1 = [
     path("", include("annotator.api.urls")),
@@ -14,7 +14,7 @@ api_v1 = [
 urlpatterns = [
     path("", core_views.home, name="home"),
     path("healthz", core_views.healthz, name="healthz"),
-    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("accounts/login/", views_account.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("account/tokens/", views_tokens.tokens, name="account_tokens"),
     path("admin/", admin.site.urls),

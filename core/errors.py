@@ -24,3 +24,13 @@ class ConflictError(DomainError):
     """Someone else changed the thing first (optimistic locking, a concurrent adjudication)."""
 
     status_code = 409
+
+
+class RateLimitedError(DomainError):
+    """Too many attempts: refused until `retry_after` seconds have passed."""
+
+    status_code = 429
+
+    def __init__(self, message: str, *, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after

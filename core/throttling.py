@@ -6,9 +6,13 @@ busy client's list holds thousands of floats, pickled both ways on each call. Th
 one counter per client and window instead (one cache increment per request). The window starts with
 the client's first request and lasts the rate's period, so a client gets at most the rate within a
 window (and, at a window's end, at most twice the rate in any one period: the usual price of counting).
+Clients are told apart by `core.network.client_address`, which trusts proxy headers only when configured.
 """
 
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+
+from .network import client_address
+from .windows import window_hit
 
 
 class _CountingThrottle:
@@ -28,25 +32,14 @@ class _CountingThrottle:
         return True
 
     def _count(self) -> int:
-        if hasattr(self.cache, "incr_window"):  # our Redis cache: one atomic round trip
-            count, self._left = self.cache.incr_window(self.key, self.duration)
-            return count
-        self._left = None
-        try:
-            return self.cache.incr(self.key)  # the memory cache checks expiry and increments under one lock
-        except ValueError:  # no window yet (or it has just ended): open one
-            if self.cache.add(self.key, 1, self.duration):
-                self.cache.set(f"{self.key}:start", self.now, self.duration)
-                return 1
-            return self.cache.incr(self.key)  # another request opened it first
+        count, self._left = window_hit(self.cache, self.key, self.duration, now=self.now)
+        return count
+
+    def get_ident(self, request) -> str:
+        return client_address(request)
 
     def wait(self) -> float | None:
-        if self._left is not None:
-            return float(self._left)
-        start = self.cache.get(f"{self.key}:start")
-        if start is None:
-            return self.duration
-        return max(0.0, start + self.duration - self.now)
+        return self._left
 
 
 class CountingAnonRateThrottle(_CountingThrottle, AnonRateThrottle):

@@ -85,3 +85,21 @@ def test_with_the_redis_cache_a_refused_client_is_told_the_seconds_left():
     assert answers == [True, True] and refused.allow_request(_request(address="10.0.0.9"), None) is False
     assert 55 <= refused.wait() <= 60
     shared.delete("throttle-count_anon_10.0.0.9")
+
+
+def test_a_forged_forwarded_for_header_does_not_escape_the_anonymous_throttle():
+    requests = [_request(address="10.0.0.20") for _ in range(65)]
+    for i, request in enumerate(requests):
+        request.META["HTTP_X_FORWARDED_FOR"] = f"203.0.113.{i}, 198.51.100.{i}"
+    answers = [_throttle(CountingAnonRateThrottle, "60/min").allow_request(request, None) for request in requests]
+    assert answers.count(True) == 60 and answers[60:] == [False] * 5
+
+
+def test_behind_a_configured_proxy_the_throttle_counts_the_forwarded_address(settings):
+    settings.TRUSTED_PROXY_COUNT = 1
+    first, second = _request(address="10.0.0.21"), _request(address="10.0.0.21")
+    first.META["HTTP_X_FORWARDED_FOR"] = "198.51.100.1"
+    second.META["HTTP_X_FORWARDED_FOR"] = "198.51.100.2"
+    assert _throttle(CountingAnonRateThrottle, "1/min").allow_request(first, None)
+    assert _throttle(CountingAnonRateThrottle, "1/min").allow_request(second, None)
+    assert not _throttle(CountingAnonRateThrottle, "1/min").allow_request(first, None)

@@ -1,0 +1,38 @@
+"""Account forms: sign-in with attempt limits (the login page and the admin's), password change."""
+
+from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm
+
+from .errors import RateLimitedError
+from .login_limits import login_attempt_start, login_attempt_succeeded
+from .network import client_address
+
+
+class _LimitedSignInMixin:
+    """Counts each attempt before the password is checked; over the limit, refuses and says until when."""
+
+    refused: RateLimitedError | None = None
+
+    def clean(self):
+        username = self.cleaned_data.get("username")
+        password = self.cleaned_data.get("password")
+        if username is None or not password:
+            return super().clean()
+        address = client_address(self.request) if self.request is not None else None
+        try:
+            login_attempt_start(username=username, address=address)
+        except RateLimitedError as exc:
+            self.refused = exc
+            raise forms.ValidationError(exc.message, code="rate_limited") from None
+        cleaned = super().clean()
+        login_attempt_succeeded(username=username, address=address)
+        return cleaned
+
+
+class LimitedAuthenticationForm(_LimitedSignInMixin, AuthenticationForm):
+    pass
+
+
+class LimitedAdminAuthenticationForm(_LimitedSignInMixin, AdminAuthenticationForm):
+    pass
