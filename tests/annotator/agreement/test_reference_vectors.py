@@ -1,7 +1,6 @@
-"""Every published reference value in ../shared/data/agreement/reference_vectors.json, within its tolerance."""
+"""Every published reference value in tests/data/agreement/reference_vectors.json, within its tolerance."""
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -17,11 +16,9 @@ from annotator.agreement import (
     percent_agreement,
     scott_pi,
 )
+from tests.data import REFERENCE_VECTORS
 
-# parents[3] is the project root; the shared data live next to it.
-VECTORS_PATH = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "agreement" / "reference_vectors.json"
-VECTORS = json.loads(VECTORS_PATH.read_text(encoding="utf-8")) if VECTORS_PATH.exists() else []
-MISSING_FILE = pytest.mark.skip(reason=f"reference vectors not found at {VECTORS_PATH.resolve()}")
+VECTORS = json.loads(REFERENCE_VECTORS.read_text(encoding="utf-8"))
 
 
 def table_to_rows(table: list[list[int]], categories: list) -> list[list]:
@@ -105,7 +102,7 @@ METRICS = {
 
 @pytest.mark.parametrize(
     "vector",
-    [pytest.param(v, id=v["name"]) for v in VECTORS] or [pytest.param(None, id="no-vectors", marks=MISSING_FILE)],
+    [pytest.param(v, id=v["name"]) for v in VECTORS],
 )
 def test_reference_vector(vector):
     data, kwargs = rows_and_kwargs(vector)
@@ -118,7 +115,7 @@ CI_VECTORS = [v for v in VECTORS if v["metric"].startswith("cohen_kappa.ci95_")]
 
 @pytest.mark.parametrize(
     "vector",
-    [pytest.param(v, id=v["name"]) for v in CI_VECTORS] or [pytest.param(None, id="no-vectors", marks=MISSING_FILE)],
+    [pytest.param(v, id=v["name"]) for v in CI_VECTORS],
 )
 def test_the_reported_interval_is_the_published_one_clipped(vector):
     data, kwargs = rows_and_kwargs(vector)
@@ -130,7 +127,6 @@ def test_the_reported_interval_is_the_published_one_clipped(vector):
         assert ci.clipped, "a published bound outside [-1, 1] must be reported clipped"
 
 
-@pytest.mark.skipif(not VECTORS, reason=f"reference vectors not found at {VECTORS_PATH}")
 def test_every_vector_is_checked():
     assert len(VECTORS) == 33
     assert {v["metric"] for v in VECTORS} <= set(METRICS)

@@ -5,10 +5,10 @@ The figures pinned here are the ones in docs/label-cleaning.md; if a rule change
 
 import functools
 import math
-from pathlib import Path
 
 import pytest
 
+from annotator.agreement import cohen_kappa
 from annotator.importers.label_cleaning import mapping_from_suggestions, suggest_merges
 from annotator.importers.sheets import (
     apply_mapping,
@@ -18,11 +18,7 @@ from annotator.importers.sheets import (
     level_matrices,
     read_sheets,
 )
-
-ROOT = Path(__file__).resolve().parents[3]
-DATA = ROOT / ".." / "shared" / "data" / "gu-tosem23"
-
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the gu-tosem23 study data is not at {DATA}")
+from tests.data import GU_TOSEM23
 
 COLUMNS = {
     "issue_type": "Issue Type",
@@ -40,7 +36,7 @@ PINNED_DIMENSIONS = ("issue_type", "stage", "inner_category", "leaf_symptom", "f
 
 @functools.cache  # each workbook is read once per test session; tests never change a table
 def read_round(number: int):
-    sheets = read_sheets(DATA / f"reliability_round{number}.xlsx")
+    sheets = read_sheets(GU_TOSEM23 / f"reliability_round{number}.xlsx")
     return sheets, extract_ratings(sheets, key="Link", raters=["label1", "label2"], final="Final", mapping=COLUMNS)
 
 
@@ -173,10 +169,10 @@ def test_symptom_levels_give_one_matrix_per_level():
 
 
 def test_pilot_and_final_dataset_read_with_their_own_headers():
-    pilot = read_sheets(DATA / "pilot_labelling.xlsx")["pilot"]
+    pilot = read_sheets(GU_TOSEM23 / "pilot_labelling.xlsx")["pilot"]
     assert len(pilot.rows) == 560
     assert find_column(pilot, "Inner Symptom") == "inner symptom"
-    faults = read_sheets(DATA / "final_categories.xlsx", sheet_names=["faults"])["faults"]
+    faults = read_sheets(GU_TOSEM23 / "final_categories.xlsx", sheet_names=["faults"])["faults"]
     assert len(faults.rows) == 637
     assert find_column(faults, "inner category") == "inner category"
     assert faults.rows[0].values["distributed specific"] == "1"
@@ -194,15 +190,13 @@ KAPPA = {
 
 @pytest.mark.parametrize("number", ROUNDS)
 def test_cohen_kappa_per_round_and_dimension(number):
-    agreement = pytest.importorskip("annotator.agreement")
     _, table = read_round(number)
     table = cleaned(table)
-    kappas = tuple(agreement.cohen_kappa(table.matrix(d)) for d in PINNED_DIMENSIONS)
+    kappas = tuple(cohen_kappa(table.matrix(d)) for d in PINNED_DIMENSIONS)
     assert all(math.isclose(k, pinned, abs_tol=5e-4) for k, pinned in zip(kappas, KAPPA[number], strict=True)), kappas
 
 
 def test_cleaning_raises_agreement_that_spelling_hid():
-    agreement = pytest.importorskip("annotator.agreement")
     sheets, table = read_round(1)
     # the same items compared on the cells as written (outer spaces stripped): case and '&' count as disagreement
     raw = []
@@ -211,12 +205,12 @@ def test_cleaning_raises_agreement_that_spelling_hid():
         by_line = {row.line: row.values for row in sheets[rater].rows}
         cells = [by_line[table.rows[i][rater]][column] if rater in table.rows[i] else None for i in table.items]
         raw.append([c.strip() if c and c.strip() else None for c in cells])
-    assert agreement.cohen_kappa(raw) == pytest.approx(0.365, abs=5e-4)
-    assert agreement.cohen_kappa(cleaned(table).matrix("stage")) == pytest.approx(0.718, abs=5e-4)
+    assert cohen_kappa(raw) == pytest.approx(0.365, abs=5e-4)
+    assert cohen_kappa(cleaned(table).matrix("stage")) == pytest.approx(0.718, abs=5e-4)
 
 
 def test_labels_outside_the_final_categories_reveal_the_shifted_rows_of_round_4():
-    faults = read_sheets(DATA / "final_categories.xlsx", sheet_names=["faults"])["faults"]
+    faults = read_sheets(GU_TOSEM23 / "final_categories.xlsx", sheet_names=["faults"])["faults"]
     inner = find_column(faults, "inner category")
     known = {"inner_category": {row.values[inner] for row in faults.rows if row.values[inner]}}
     _, table = read_round(4)

@@ -17,8 +17,9 @@ from django.conf import settings
 from annotator.importers.label_cleaning import normalise_label
 from annotator.services.final_dataset_import import final_dataset_import
 from annotator.services.report import study_report
+from tests.data import GU_TOSEM23
 
-DATA = Path(settings.BASE_DIR).parent / "shared" / "data" / "gu-tosem23" / "final_categories.xlsx"
+DATA = GU_TOSEM23 / "final_categories.xlsx"
 TEMPLATE = Path(settings.BASE_DIR) / "taxonomy" / "data" / "gu-tosem23.json"
 # The three cells no rule reads, settled as build_gu_tosem23.py's COMPOUNDS settle them ("to": several
 # categories separated by ";").
@@ -27,7 +28,6 @@ MAPPING = {
     ("fix_pattern", "fix dependency installatiovn/version"): "fix dependency installation;fix dependency version",
     ("fix_pattern", "fix batch size/data partition/learning rate"): "fix batch size/data partition;fix learning rate",
 }
-pytestmark = pytest.mark.skipif(not DATA.is_file(), reason="the Gu et al. replication data is not available")
 
 
 def _forms(category: dict) -> set[str]:

@@ -7,9 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from taxonomy.models import Category, Dimension, Taxonomy, TaxonomyVersion
-
-ROOT = Path(__file__).resolve().parents[3]
-GU_DATA = ROOT / ".." / "shared" / "data" / "gu-tosem23"
+from tests.data import GU_TOSEM23
 
 GU_MAPS = (
     "issue_type=Issue Type",
@@ -20,7 +18,7 @@ GU_MAPS = (
 
 
 def gu_round(number: int) -> Path:
-    return GU_DATA / f"reliability_round{number}.xlsx"
+    return GU_TOSEM23 / f"reliability_round{number}.xlsx"
 
 
 def run_import(*args: str, **options):

@@ -25,9 +25,7 @@ from annotator.models import (
 from annotator.selectors.resolutions import QueueFilters, adjudication_progress, adjudication_queue
 from taxonomy.models import Category, TaxonomyVersion
 from taxonomy.services import taxonomy_template_load
-from tests.annotator.sheets_import.conftest import GU_DATA, gu_round, import_gu_round
-
-pytestmark = pytest.mark.skipif(not GU_DATA.is_dir(), reason=f"the gu-tosem23 study data is not at {GU_DATA}")
+from tests.annotator.sheets_import.conftest import gu_round, import_gu_round
 
 STUDY = "Gu et al. reliability"
 COLUMNS = {"issue_type": "Issue Type", "stage": "Stage", "symptom": "Leaf Category", "fix_pattern": "Fix Pattern"}
