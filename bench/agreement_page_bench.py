@@ -71,6 +71,7 @@ def main() -> None:
         "STATIC_MANIFEST": "0",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "LOG_LEVEL": "WARNING",
+        "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-only-" + "k" * 50,
     }.items():
         os.environ[name] = value
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")

@@ -69,6 +69,7 @@ def _run(bench_url: str, n: int) -> dict:
     os.environ["DATABASE_URL"] = bench_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
+    os.environ.setdefault("SECRET_KEY", "bench-only-" + "k" * 50)
     sys.path.insert(0, str(ROOT))
     import django
 

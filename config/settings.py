@@ -31,9 +31,18 @@ def env_list(name: str, default: str = "") -> list[str]:
 
 
 def _secret_key() -> str:
-    """SECRET_KEY from the environment, else a random key kept in var/ (never in the repo)."""
+    """SECRET_KEY from the environment; with DEBUG on (`make run`), else a random key kept in var/.
+
+    Without DEBUG it is required: a key made up per container would differ between replicas (and change
+    on every redeploy), so sessions, CSRF tokens and password-reset links would break at random.
+    """
     if key := os.environ.get("SECRET_KEY"):
         return key
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DEBUG is off (every web and worker process must share one key). "
+            "Make one with: python -c 'import secrets; print(secrets.token_urlsafe(64))'"
+        )
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     path = VAR_DIR / "secret_key"
     if not path.exists():

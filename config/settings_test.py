@@ -6,6 +6,8 @@ import os
 for _name in ("SECURE_SSL_REDIRECT", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE"):
     os.environ.setdefault(_name, "0")
 os.environ.setdefault("SECURE_HSTS_SECONDS", "0")
+# DEBUG stays off as in production, which requires a key: a fixed one, for tests only.
+os.environ.setdefault("SECRET_KEY", "tests-only-" + "k" * 50)
 
 from .settings import *  # noqa: E402,F403
 

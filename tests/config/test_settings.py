@@ -60,3 +60,30 @@ def test_sessions_go_through_the_cache_only_when_it_is_shared():
     # logout in one worker leave the session alive in the others, so then sessions stay in the database.
     assert _session_engine({**PRODUCTION_ENV, "CACHE_URL": "redis://127.0.0.1:6379/1"}).endswith(".cached_db")
     assert _session_engine(PRODUCTION_ENV) == "django.contrib.sessions.backends.db"
+
+
+def test_production_refuses_to_start_without_a_secret_key(tmp_path):
+    env = {k: v for k, v in PRODUCTION_ENV.items() if k != "SECRET_KEY"}
+    result = run_manage("check", env={**env, "TAXONOMIST_VAR_DIR": str(tmp_path)})
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
+    assert not (tmp_path / "secret_key").exists(), "no key made up per replica"
+
+
+def test_the_embedded_default_keeps_making_its_own_key(tmp_path):
+    env = {k: v for k, v in PRODUCTION_ENV.items() if k != "SECRET_KEY"}
+    result = run_manage("check", env={**env, "DEBUG": "1", "TAXONOMIST_VAR_DIR": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    assert len((tmp_path / "secret_key").read_text()) >= 50
+
+
+def test_compose_migrates_once_before_the_app_starts():
+    import yaml
+
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    assert "migrate" in services["migrate"]["command"]
+    assert services["migrate"]["restart"] == "no"
+    for name in ("web", "worker", "beat"):
+        assert "migrate" not in services[name]["command"], f"{name} must not migrate on start"
+        assert services[name]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
+    assert services["web"]["environment"]["SECRET_KEY"].startswith("${SECRET_KEY:?")

@@ -9,17 +9,26 @@ def test_healthz_answers_200_when_the_database_is_reachable(client):
     assert response.json()["database"] == "ok"
 
 
-def test_healthz_answers_503_when_the_database_is_down(db, client, monkeypatch):
+DRIVER_MESSAGE = (
+    'connection to server at "db-primary.internal" (10.20.30.40), port 5433 failed: '
+    'FATAL: password authentication failed for user "taxonomist_prod"'
+)
+
+
+def test_healthz_answers_503_when_the_database_is_down(db, client, monkeypatch, caplog):
     from core import views
 
     class Unreachable:
         def cursor(self):
-            raise DatabaseError("could not connect to server")
+            raise DatabaseError(DRIVER_MESSAGE)
 
     monkeypatch.setattr(views, "connection", Unreachable())
     response = client.get("/healthz")
     assert response.status_code == 503
-    assert response.json()["status"] == "unavailable"
+    assert response.json() == {"status": "unavailable", "database": "unavailable"}
+    for secret in ("db-primary.internal", "10.20.30.40", "5433", "taxonomist_prod", "FATAL"):
+        assert secret not in response.content.decode(), f"the 503 reveals {secret!r}"
+    assert "db-primary.internal" in caplog.text, "the operator finds the cause in the log"
 
 
 @pytest.mark.django_db
