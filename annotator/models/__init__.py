@@ -7,6 +7,7 @@ from .exports import ExportJob as ExportJob
 from .imports import ImportJob
 from .issues import Comment, Issue, IssueLink, Repository, RepositoryAlias
 from .phases import PhaseChange
+from .snapshots import FirstSubmission, FirstSubmissionValue
 from .studies import (
     Annotation,
     AnnotationHistory,
@@ -27,6 +28,8 @@ __all__ = [
     "AnnotationValue",
     "Assignment",
     "Comment",
+    "FirstSubmission",
+    "FirstSubmissionValue",
     "ImportJob",
     "Issue",
     "IssueLink",

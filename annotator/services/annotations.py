@@ -32,6 +32,7 @@ from annotator.services.annotation_rows import (
     lock_and_take,
     lock_issue_annotations,
 )
+from annotator.services.first_submissions import first_submission_record
 from annotator.services.history import annotation_history_record, annotation_snapshot
 from annotator.services.progress import rater_progress_move, rater_progress_recount_rater
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
@@ -293,6 +294,12 @@ def annotation_submit(
         action=AnnotationHistory.Action.REVISE if revising else AnnotationHistory.Action.SUBMIT,
         now=timezone.now(),
     )
+    if not revising:  # a resubmit after a send-back finds the first one kept and leaves it
+        first_submission_record(
+            annotation=submitted,
+            values=[(category.dimension_id, category.pk) for categories in chosen.values() for category in categories],
+            submitted_at=submitted.submitted_at,
+        )
     study_issue = submitted.assignment.study_issue
     if len(statuses) >= 2 and all(status == Assignment.Status.SUBMITTED for status, _ in statuses):
         frozen = _freeze(study_issue=study_issue, actor=actor, dimensions=dimensions, now=timezone.now())

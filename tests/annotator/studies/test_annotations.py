@@ -236,3 +236,53 @@ def test_the_resolution_written_on_freeze_is_what_resolution_auto_writes(world, 
     slow = resolution_auto(study_issue=world.a.study_issue)
     assert {name: getattr(slow, name) for name in names} == fast_fields
     assert ResolutionHistory.objects.get(resolution=slow).after.keys() == entry.after.keys()
+
+
+def _first_submission(annotation):
+    from annotator.models import FirstSubmission
+
+    first = FirstSubmission.objects.get(annotation=annotation)
+    return first, sorted(first.values.values_list("category_id", flat=True))
+
+
+def test_the_first_submission_is_kept_as_submitted_and_a_revision_leaves_it(world, users):
+    a = world.a.annotation
+    annotation_submit(
+        annotation=a, actor=users["rater_a"], data=complete_input(world, note="first"), expected_version=1
+    )
+    first, values = _first_submission(a)
+    assert (first.rater, first.study_issue, first.note, first.source) == (
+        users["rater_a"],
+        world.a.study_issue,
+        "first",
+        "app",
+    )
+    other = complete_input(
+        world,
+        values={"symptom": [world.cats["symptom"][1].pk], "root_cause": [world.cats["root_cause"][1].pk]},
+        note="second",
+    )
+    annotation_submit(annotation=a, actor=users["rater_a"], data=other, expected_version=2)
+    assert _first_submission(a) == (first, values)
+    assert _first_submission(a)[0].note == "first"
+
+
+def test_a_resubmit_after_a_send_back_leaves_the_first_submission(world, users):
+    from annotator.services.resolutions import resolution_send_back
+
+    a, b = world.a.annotation, world.b.annotation
+    annotation_submit(annotation=a, actor=users["rater_a"], data=complete_input(world), expected_version=1)
+    other = complete_input(
+        world, values={"symptom": [world.cats["symptom"][0].pk], "root_cause": [world.cats["root_cause"][0].pk]}
+    )
+    annotation_submit(annotation=b, actor=users["rater_b"], data=other, expected_version=1)
+    first_b = _first_submission(b)
+    resolution = world.a.study_issue.resolution
+    resolution_send_back(
+        study_issue=world.a.study_issue, actor=users["adjudicator"], note="discuss", expected_version=resolution.version
+    )
+    b.refresh_from_db()
+    annotation_submit(annotation=b, actor=users["rater_b"], data=complete_input(world), expected_version=b.version)
+    b.refresh_from_db()
+    assert sorted(b.values.values_list("category_id", flat=True)) != first_b[1]
+    assert _first_submission(b) == first_b

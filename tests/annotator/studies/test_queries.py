@@ -49,11 +49,22 @@ def _measure(users, n_issues: int) -> dict[str, int]:
 
 @pytest.mark.django_db
 def test_query_counts_do_not_grow_with_the_study(users):
-    from annotator.models import Annotation, AnnotationHistory, AnnotationValue, Assignment, StudyIssue, StudyRound
+    from annotator.models import (
+        Annotation,
+        AnnotationHistory,
+        AnnotationValue,
+        Assignment,
+        FirstSubmission,
+        FirstSubmissionValue,
+        StudyIssue,
+        StudyRound,
+    )
 
     small = _measure(users, 5)
     # Clear the first study's rows so the second measure starts from the same shape.
     AnnotationHistory.objects.all().delete()
+    FirstSubmissionValue.objects.all().delete()
+    FirstSubmission.objects.all().delete()
     AnnotationValue.objects.all().delete()
     Annotation.objects.all().delete()
     Assignment.objects.all().delete()
@@ -107,11 +118,12 @@ def test_save_and_submit_cost_a_fixed_small_number_of_queries(users):
         # first draft: savepoint; the locks with the annotation's row and its old labels taken out (one round
         # trip); the catalogue (first use in this process: dimensions, categories); the writes (new labels, the
         # annotation, the assignment and its progress counter, the history entry, the issue's statuses: one
-        # round trip); release. A submit also bumps the study's labels version (the agreement report's key).
-        assert small == {"first draft": 6, "draft": 4, "submit": 5}, small
+        # round trip); release. A submit also bumps the study's labels version (the agreement report's key) and
+        # keeps the rater's first submission (whether one exists, the record, its labels).
+        assert small == {"first draft": 6, "draft": 4, "submit": 8}, small
     else:
         # SQLite runs the same statements one by one (in-process: there is no round trip to save).
-        assert small == {"first draft": 12, "draft": 8, "submit": 11}, small
+        assert small == {"first draft": 12, "draft": 8, "submit": 14}, small
 
 
 def _freezing_submit_count(users, n_issues: int) -> int:
@@ -165,5 +177,5 @@ def test_the_submit_that_completes_an_issue_costs_a_fixed_number_of_queries(user
     if connection.vendor == "postgresql":
         # savepoint; locks + row + old labels; writes + statuses; the issue's annotations with their labels (and
         # whether it has a resolution), locked; the freezes with their history and the new resolution; the
-        # resolution's history entry; the labels version; release.
-        assert small == 8, small
+        # resolution's history entry; the labels version; the first submission (exists, record, labels); release.
+        assert small == 11, small
