@@ -46,19 +46,19 @@ class AppendOnlyMixin:
         return False
 
 
-class StudyMemberInline(admin.TabularInline):
+class StudyMemberInline(ServiceWritesOnlyMixin, admin.TabularInline):
     model = StudyMember
     extra = 0
-    autocomplete_fields = ["user"]
 
 
 @admin.register(Study)
-class StudyAdmin(admin.ModelAdmin):
+class StudyAdmin(ServiceWritesOnlyMixin, admin.ModelAdmin):
+    """Read-only: a study's version, phase, dimensions and members change through the study pages' services,
+    which carry labels across a version move, keep the pilot gate and check what publishing needs."""
+
     list_display = ["name", "taxonomy_version", "phase", "raters_per_issue", "blind", "created_at"]
     list_filter = ["phase", "blind"]
     search_fields = ["name", "slug"]
-    prepopulated_fields = {"slug": ["name"]}
-    filter_horizontal = ["dimensions"]
     inlines = [StudyMemberInline]
 
 

@@ -6,7 +6,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils.text import slugify
 
-from annotator.models import Study, StudyMember
+from annotator.models import PhaseChange, Study, StudyMember
 from core.errors import DomainError, PermissionDeniedError
 from core.permissions import can_manage_imports
 from taxonomy.models import Dimension, TaxonomyVersion
@@ -105,22 +105,45 @@ def study_update(
     phase: str | None = None,
     description: str | None = None,
 ) -> Study:
-    """Change what may change once labelling has started: guidelines, description, phase."""
+    """Change what may change once labelling has started: guidelines, description, phase.
+
+    Phases move only along their own paths: publishing and unpublishing through the publication service
+    (which checks that every issue has its final label), leaving the pilot through the agreement gate.
+    Every move is recorded as a PhaseChange.
+    """
     from annotator.permissions import can_manage_study
 
     if not can_manage_study(actor, study):
         raise PermissionDeniedError("Only the study's owner can change it.")
     locked = Study.objects.select_for_update().get(pk=study.pk)
-    if phase is not None:
-        if phase not in Study.Phase.values:
-            raise DomainError(f"Unknown phase '{phase}'.", field="phase")
+    if phase is not None and phase != locked.phase:
+        study_phase_check(study=locked, to_phase=phase)
+        PhaseChange.objects.create(study=locked, from_phase=locked.phase, to_phase=phase, actor=actor)
         locked.phase = phase
     if guidelines is not None:
         locked.guidelines = guidelines
     if description is not None:
         locked.description = description
     locked.save()
+    study.phase = locked.phase
     return locked
+
+
+def study_phase_check(*, study: Study, to_phase: str) -> None:
+    """Refuse a phase move that must go through its own service (publish, unpublish, leave the pilot)."""
+    if to_phase not in Study.Phase.values:
+        raise DomainError(f"Unknown phase '{to_phase}'.", field="phase")
+    if to_phase == Study.Phase.PUBLISHED:
+        raise DomainError(
+            "A study is published with Publish on its page, which checks that every issue has its final label.",
+            field="phase",
+        )
+    if study.phase == Study.Phase.PUBLISHED:
+        raise DomainError("This study is published; unpublish it before changing its phase.", field="phase")
+    if study.phase == Study.Phase.PILOT:
+        raise DomainError(
+            "The pilot ends through the agreement gate (Leave the pilot, on the agreement page).", field="phase"
+        )
 
 
 @transaction.atomic

@@ -10,7 +10,6 @@ from django.db import transaction
 from annotator.models import PhaseChange, Study
 from annotator.permissions import can_manage_study
 from annotator.selectors.agreement import labels_version
-from annotator.services.studies import study_update
 from core.errors import DomainError, PermissionDeniedError
 
 from .report import CACHE_SECONDS, agreement_report, report_cache_key
@@ -101,7 +100,9 @@ def study_leave_pilot(
     reason = (override_reason or "").strip()
     if not gate["passed"] and not reason:
         raise DomainError(gate_refusal(gate), field="override_reason")
-    study_update(study=locked, actor=actor, phase=to_phase)
+    locked.phase = to_phase
+    locked.save(update_fields=["phase", "updated_at"])
+    study.phase = to_phase
     return PhaseChange.objects.create(
         study=locked,
         from_phase=Study.Phase.PILOT,
