@@ -24,7 +24,7 @@ from annotator.models import (
     StudyIssue,
     StudyMember,
 )
-from annotator.permissions import study_roles
+from annotator.selectors.pseudonyms import rater_display_names
 from annotator.selectors.studies import study_get_for_user
 from annotator.services.resolutions import EXCLUDED, can_adjudicate
 from taxonomy.models import Category, Dimension
@@ -93,15 +93,10 @@ class QueueFilters:
 
 
 def rater_names(*, study: Study, viewer, assignments: list[Assignment]) -> list[str]:
-    """Column headings for an issue's raters: names, or "Rater 1" / "Rater 2" when adjudication is anonymous."""
-    if study.anonymous_adjudication and not _sees_names(viewer, study):
-        return [f"Rater {i}" for i in range(1, len(assignments) + 1)]
-    return [a.rater.display_name or a.rater.username for a in assignments]
-
-
-def _sees_names(viewer, study: Study) -> bool:
-    # The owner set the study up and knows who rated what; hiding names from them protects nobody.
-    return StudyMember.Role.OWNER in study_roles(viewer, study)
+    """Column headings for an issue's raters: names, or the study's pseudonyms (R1, R2) when adjudication is
+    anonymous."""
+    shown = rater_display_names(study=study, viewer=viewer, raters=[a.rater for a in assignments])
+    return [shown[a.rater_id] for a in assignments]
 
 
 def adjudication_queue(*, study: Study, filters: QueueFilters) -> QuerySet[StudyIssue]:
@@ -136,10 +131,10 @@ def queue_filter_options(*, study: Study, viewer) -> dict[str, Any]:
     raters = list(
         StudyMember.objects.filter(study=study, role=StudyMember.Role.RATER).select_related("user").order_by("user_id")
     )
-    anonymous = study.anonymous_adjudication and not _sees_names(viewer, study)
+    shown = rater_display_names(study=study, viewer=viewer, raters=[member.user for member in raters])
     pairs = []
-    for n, (x, y) in enumerate(combinations(raters, 2), start=1):
-        label = f"Pair {n}" if anonymous else f"{x.user} & {y.user}"
+    for x, y in combinations(raters, 2):
+        label = f"{shown[x.user_id]} & {shown[y.user_id]}"
         pairs.append({"value": f"{x.user_id}-{y.user_id}", "label": label})
     categories = list(
         Category.objects.filter(dimension__in=dimensions, selectable=True)

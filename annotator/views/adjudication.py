@@ -77,7 +77,7 @@ def adjudication_settings(request: HttpRequest, pk: int) -> HttpResponse:
     except DomainError as exc:
         messages.error(request, exc.message)
         return redirect("annotator:adjudication_queue", pk=study.pk)
-    state = "hidden (Rater 1 / Rater 2)" if form.cleaned_data["anonymous"] else "shown"
+    state = "hidden (R1, R2, ...)" if form.cleaned_data["anonymous"] else "shown"
     messages.success(request, f"Raters' names are now {state} on the adjudication pages.")
     return redirect("annotator:adjudication_queue", pk=study.pk)
 

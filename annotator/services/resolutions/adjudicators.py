@@ -18,7 +18,7 @@ def can_adjudicate(user, study: Study) -> bool:
 
 @transaction.atomic
 def study_set_anonymous_adjudication(*, study: Study, actor, anonymous: bool) -> Study:
-    """Owners (and staff) choose whether adjudicators see the raters' names or "Rater 1" / "Rater 2"."""
+    """Owners (and staff) choose whether adjudicators see the raters' names or pseudonyms (R1, R2)."""
     is_owner = StudyMember.objects.filter(study=study, user=actor, role=StudyMember.Role.OWNER).exists()
     if not (is_owner or actor.is_staff):
         raise PermissionDeniedError("Only the study's owner can change how adjudicators see the raters.")
