@@ -155,5 +155,77 @@ def study_member_add(*, study: Study, actor, user, role: str) -> StudyMember:
         raise PermissionDeniedError("Only the study's owner can add members.")
     if role not in StudyMember.Role.values:
         raise DomainError(f"Unknown role '{role}'.", field="role")
+    if not user.is_active:
+        raise DomainError(f"The account '{user.username}' is deactivated.", field="user")
     member, _ = StudyMember.objects.get_or_create(study=study, user=user, role=role)
     return member
+
+
+def study_member_find_user(*, who: str):
+    """The active account whose username or e-mail address is `who` (case-insensitive), or a DomainError."""
+    from django.contrib.auth import get_user_model
+
+    who = (who or "").strip()
+    if not who:
+        raise DomainError("Name the person by their username or e-mail address.", field="who")
+    users = get_user_model().objects.filter(is_active=True)
+    matches = list(users.filter(username__iexact=who)[:2]) or list(users.filter(email__iexact=who)[:2])
+    if len(matches) != 1:
+        raise DomainError(
+            f"No single account has the username or e-mail '{who[:200]}'; ask a site administrator to create "
+            "the account first.",
+            field="who",
+        )
+    return matches[0]
+
+
+def _lock_member(study: Study, member: StudyMember | int) -> StudyMember:
+    pk = member if isinstance(member, int) else member.pk
+    found = StudyMember.objects.select_for_update().select_related("user").filter(study=study, pk=pk).first()
+    if found is None:
+        raise DomainError("This person is not a member of the study (any more).", field="member")
+    return found
+
+
+def _keep_an_owner(study: Study, leaving: StudyMember) -> None:
+    if leaving.role != StudyMember.Role.OWNER:
+        return
+    others = StudyMember.objects.filter(study=study, role=StudyMember.Role.OWNER).exclude(pk=leaving.pk)
+    if not others.exists():
+        raise DomainError("A study keeps at least one owner: make someone else owner first.", field="member")
+
+
+@transaction.atomic
+def study_member_set_role(*, study: Study, actor, member: StudyMember | int, role: str) -> StudyMember:
+    """Give a member another role (the same person may also hold several roles, as separate memberships)."""
+    from annotator.permissions import can_manage_study
+
+    if not can_manage_study(actor, study):
+        raise PermissionDeniedError("Only the study's owner can change roles.")
+    if role not in StudyMember.Role.values:
+        raise DomainError(f"Unknown role '{role}'.", field="role")
+    Study.objects.select_for_update().filter(pk=study.pk).get()  # role changes of one study serialise here
+    found = _lock_member(study, member)
+    if found.role == role:
+        return found
+    _keep_an_owner(study, found)
+    existing = StudyMember.objects.filter(study=study, user=found.user, role=role).first()
+    if existing is not None:  # already holds that role: the old membership simply ends
+        found.delete()
+        return existing
+    found.role = role
+    found.save(update_fields=["role"])
+    return found
+
+
+@transaction.atomic
+def study_member_remove(*, study: Study, actor, member: StudyMember | int) -> None:
+    """End a membership. Work is kept: the rater's labels, history and assignments stay in the study."""
+    from annotator.permissions import can_manage_study
+
+    if not can_manage_study(actor, study):
+        raise PermissionDeniedError("Only the study's owner can remove members.")
+    Study.objects.select_for_update().filter(pk=study.pk).get()
+    found = _lock_member(study, member)
+    _keep_an_owner(study, found)
+    found.delete()

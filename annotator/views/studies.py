@@ -9,6 +9,7 @@ from django.urls import path
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotator.forms.studies import SampleDrawForm, StudyCreateForm, StudyUpdateForm
+from annotator.models import StudyMember
 from annotator.permissions import can_manage_study, is_rater, study_roles
 from annotator.selectors.studies import (
     study_dashboard,
@@ -80,6 +81,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "is_manager": manager,
         "is_rater": is_rater(request.user, study),
         "members": study_members(study=study),
+        "member_roles": StudyMember.Role.choices,
         "rounds": study_rounds(study=study),
     }
     if manager:
