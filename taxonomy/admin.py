@@ -1,6 +1,5 @@
 """Admin for taxonomies: versions with their dimensions and category tree; published versions read-only."""
 
-from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count
 from django.http import HttpRequest
@@ -76,19 +75,25 @@ class TaxonomyAdmin(admin.ModelAdmin):
         return obj.n_versions
 
 
-class DimensionInline(admin.TabularInline):
-    model = Dimension
-    fields = ("order", "key", "name", "multi_valued", "required", "level_names", "applies_when", "help_text")
-    extra = 0
+class ReadOnlyAdminMixin:
+    """Shown, never written here: taxonomy content changes through the draft editor's services, which keep
+    lineage, the changelog and the editor's revision (and refuse a category under its own subtree)."""
 
     def has_add_permission(self, request, obj=None) -> bool:
-        return obj is not None and not _published(obj)
+        return False
 
     def has_change_permission(self, request, obj=None) -> bool:
-        return super().has_change_permission(request, obj) and not _published(obj)
+        return False
 
     def has_delete_permission(self, request, obj=None) -> bool:
-        return super().has_delete_permission(request, obj) and not _published(obj)
+        return False
+
+
+class DimensionInline(ReadOnlyAdminMixin, admin.TabularInline):
+    model = Dimension
+    fields = ("order", "key", "name", "multi_valued", "required", "level_names", "applies_when", "help_text")
+    readonly_fields = fields
+    extra = 0
 
 
 @admin.register(TaxonomyVersion)
@@ -108,15 +113,18 @@ class TaxonomyVersionAdmin(admin.ModelAdmin):
         "source_sha256",
         "tree",
     )
-    readonly_fields = ("status", "published_at", "source", "source_sha256", "tree")
+    readonly_fields = fields
     inlines = [DimensionInline]
     actions = ["publish_selected"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("taxonomy", "based_on__taxonomy")
 
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # versions come from templates (load_taxonomy) or from a new draft in the editor
+
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return super().has_change_permission(request, obj) and not _published(obj)
+        return False  # drafts are edited in the taxonomy editor (lineage, changelog); the actions below publish
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return super().has_delete_permission(request, obj) and not _published(obj)
@@ -173,39 +181,8 @@ class TaxonomyVersionAdmin(admin.ModelAdmin):
         return format_html_join("", "{}", ((block,) for block in blocks)) if blocks else "-"
 
 
-class CategoryForm(forms.ModelForm):
-    class Meta:
-        model = Category
-        fields = [
-            "dimension",
-            "parent",
-            "code",
-            "name",
-            "definition",
-            "examples",
-            "provenance",
-            "distributed_specific",
-            "aliases",
-            "selectable",
-            "deprecated",
-            "order",
-        ]
-
-    def clean(self):
-        cleaned = super().clean()
-        dimension, parent = cleaned.get("dimension"), cleaned.get("parent")
-        if dimension is not None and dimension.version.is_published:
-            raise forms.ValidationError(
-                f"{dimension.version} is published and cannot change; add the category to a draft version."
-            )
-        if dimension is not None and parent is not None and parent.dimension_id != dimension.pk:
-            self.add_error("parent", "The parent must belong to the same dimension.")
-        return cleaned
-
-
 @admin.register(Category)
-class CategoryAdmin(admin.ModelAdmin):
-    form = CategoryForm
+class CategoryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = (
         "name",
         "code",
@@ -225,8 +202,22 @@ class CategoryAdmin(admin.ModelAdmin):
     )
     search_fields = ("name", "code", "definition", "provenance", "aliases")
     list_select_related = ("dimension__version__taxonomy", "parent")
-    raw_id_fields = ("dimension", "parent")
-    readonly_fields = ("lineage_id",)
+    fields = (
+        "dimension",
+        "parent",
+        "code",
+        "name",
+        "definition",
+        "examples",
+        "provenance",
+        "distributed_specific",
+        "aliases",
+        "selectable",
+        "deprecated",
+        "order",
+        "lineage_id",
+    )
+    readonly_fields = fields
 
     @admin.display(description="version", ordering="dimension__version")
     def version(self, obj: Category) -> TaxonomyVersion:
@@ -234,9 +225,3 @@ class CategoryAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("dimension__version__taxonomy", "parent")
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return super().has_change_permission(request, obj) and not _published(obj)
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return super().has_delete_permission(request, obj) and not _published(obj)

@@ -87,3 +87,23 @@ def test_category_parents_are_protected_from_a_stray_delete():
     build_tree(DimensionFactory(version=draft), roots=1, children=1, grandchildren=1)
     with pytest.raises(ProtectedError):
         Category.objects.get(code="r0").delete()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_the_database_refuses_a_cycle_in_the_category_tree():
+    from django.db import IntegrityError, connection, transaction
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the tree guard is a PostgreSQL trigger; on SQLite the services are the only writers")
+    dimension = DimensionFactory()
+    parent = CategoryFactory(dimension=dimension)
+    child = CategoryFactory(dimension=dimension, parent=parent)
+    grandchild = CategoryFactory(dimension=dimension, parent=child)
+    with pytest.raises(IntegrityError, match="cycle"), transaction.atomic():
+        Category.objects.filter(pk=parent.pk).update(parent=grandchild)
+    other = CategoryFactory(dimension=DimensionFactory(version=dimension.version, key="other"))
+    with pytest.raises(IntegrityError, match="same dimension"), transaction.atomic():
+        Category.objects.filter(pk=other.pk).update(parent=parent)
+    parent.refresh_from_db()
+    assert parent.parent_id is None
