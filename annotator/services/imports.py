@@ -6,25 +6,26 @@ is written if any record is invalid. With skip_invalid the valid records are imp
 others listed.
 """
 
+import io
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import IO
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import UploadedFile
-from django.db import DatabaseError, transaction
-from django.db.models import F
+from django.db import DatabaseError, DataError, IntegrityError, transaction
 from django.utils import timezone
 
-from annotator.importers.files import ParseResult, parse_issue_file, parse_repository_ref
-from annotator.importers.records import RecordProblem, RepositoryRef
+from annotator.importers.files import ParseResult, parse_repository_ref, read_issue_file
+from annotator.importers.records import IssueRecord, RecordProblem, RepositoryRef
 from annotator.models import ImportJob
 from core.errors import DomainError, NotFoundError, PermissionDeniedError
 from core.permissions import can_manage_imports
 
-from .issues import UpsertResult, issues_upsert
+from .issues import UpsertResult, issues_conflicts, issues_upsert
 from .sheets_import import SheetsImportError, SheetsImportRequest, SheetsImportResult, sheets_import
 
 logger = logging.getLogger(__name__)
@@ -57,6 +58,14 @@ class FileImportOutcome:
         )
 
 
+class FileImportRefused(DomainError):
+    """The database refused part of a file although it passed validation; nothing was written."""
+
+
+class _Invalid(Exception):
+    """Raised inside the import's transaction to undo it: some records are invalid."""
+
+
 def repository_ref_from_text(text: str | None) -> RepositoryRef | None:
     """The --repo / form value as a RepositoryRef; a DomainError a person can act on if it is not one."""
     if not text or not text.strip():
@@ -69,29 +78,76 @@ def repository_ref_from_text(text: str | None) -> RepositoryRef | None:
 
 def file_import_execute(
     *,
-    data: bytes,
+    data: bytes | IO[bytes],
     name: str,
     repository: RepositoryRef | None = None,
     skip_invalid: bool = False,
     batch_size: int = 1000,
-    on_parsed: Callable[[ParseResult], None] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> FileImportOutcome:
-    """Parse and validate the whole file, then upsert its records (all or, with skip_invalid, the valid ones)."""
-    parsed = parse_issue_file(data, name=name, repository=repository)
-    if on_parsed is not None:
-        on_parsed(parsed)
-    if parsed.problems and not skip_invalid:
+    """Read, validate and upsert a file's records as one transaction: all of them, or none.
+
+    The file is read as a stream, a batch of records at a time. A record that is invalid, or that would
+    move a stored issue to another repository, is listed; without skip_invalid, the first one stops the
+    writing, the rest of the file is still checked (so every problem is listed) and the transaction is
+    rolled back. A failure of any kind (the database, the connection, the process) leaves nothing visible.
+    `progress` is called with the number of records written after each batch.
+    """
+    stream = io.BytesIO(data) if isinstance(data, bytes | bytearray) else data
+    parsed = ParseResult([], [], 0, "unknown")
+    result = UpsertResult()
+    batch: list[tuple[str, IssueRecord]] = []
+    known: dict = {}
+
+    def flush() -> None:
+        records = [record for _, record in batch]
+        conflicts = issues_conflicts(records=records, known=known)
+        for index, (field, message) in sorted(conflicts.items()):
+            parsed.add_problem(RecordProblem(batch[index][0], field, message))
+        writing = skip_invalid or not parsed.has_problems
+        if writing:
+            valid = [r for i, r in enumerate(records) if i not in conflicts]
+            try:
+                with transaction.atomic():
+                    written = issues_upsert(records=valid, batch_size=len(valid) or 1)
+            except (DataError, IntegrityError) as exc:
+                logger.warning("the database refused records of %s", name, exc_info=True)
+                first, last = batch[0][0], batch[-1][0]
+                raise FileImportRefused(
+                    f"The database refused a record between {first} and {last} ({type(exc).__name__}); "
+                    "nothing was imported. Check those records, or report this with the file."
+                ) from exc
+            _add_counts(result, written)
+            if progress is not None:
+                progress(len(valid))
+        batch.clear()
+
+    try:
+        with transaction.atomic():
+            for item in read_issue_file(stream, name=name, result=parsed, repository=repository):
+                batch.append(item)
+                if len(batch) >= batch_size:
+                    flush()
+            if batch:
+                flush()
+            if parsed.has_problems and not skip_invalid:
+                raise _Invalid
+    except _Invalid:
         return FileImportOutcome(parsed=parsed, result=None)
-    result = issues_upsert(records=parsed.records, batch_size=batch_size, progress=progress)
     return FileImportOutcome(parsed=parsed, result=result)
 
 
-def problems_message(problems: list[RecordProblem], *, limit: int = 50) -> list[str]:
-    """Problems as lines for a person, the first `limit` of them and then how many more."""
+def _add_counts(total: UpsertResult, part: UpsertResult) -> None:
+    for name, value in part.as_counts().items():
+        setattr(total, name, getattr(total, name) + value)
+
+
+def problems_message(problems: list[RecordProblem], *, limit: int = 50, total: int | None = None) -> list[str]:
+    """Problems as lines for a person, the first `limit` of them and then how many more (of `total`)."""
+    total = len(problems) if total is None else total
     lines = [str(p) for p in problems[:limit]]
-    if len(problems) > limit:
-        lines.append(f"... and {len(problems) - limit} more")
+    if total > limit:
+        lines.append(f"... and {total - limit} more")
     return lines
 
 
@@ -144,45 +200,55 @@ def file_import_run(*, job: ImportJob) -> ImportJob:
     if not claimed:
         return job
     params = job.parameters or {}
-
-    def on_parsed(parsed: ParseResult) -> None:
-        ImportJob.objects.filter(pk=job.pk).update(progress_total=len(parsed.records), updated_at=timezone.now())
-
-    def progress(done: int) -> None:
-        ImportJob.objects.filter(pk=job.pk).update(progress_done=F("progress_done") + done, updated_at=timezone.now())
-
     try:
         with job.upload.open("rb") as handle:
-            data = handle.read()
-        outcome = file_import_execute(
-            data=data,
-            name=params.get("filename") or PurePath(job.upload.name).name,
-            repository=repository_ref_from_text(params.get("repo")),
-            skip_invalid=bool(params.get("skip_invalid")),
-            on_parsed=on_parsed,
-            progress=progress,
-        )
+            outcome = file_import_execute(
+                data=handle,
+                name=params.get("filename") or PurePath(job.upload.name).name,
+                repository=repository_ref_from_text(params.get("repo")),
+                skip_invalid=bool(params.get("skip_invalid")),
+            )
     except Exception as exc:  # the job page must show a failure, not stay "running" forever
         logger.exception("file import job %s failed", job.pk)
-        message = exc.message if isinstance(exc, DomainError) else f"The import stopped with an error: {exc}"
-        return _finish(job, status=ImportJob.Status.FAILED, error=message[:2000])
-    problems = [{"location": p.location, "field": p.field, "message": p.message} for p in outcome.parsed.problems]
+        return _finish(job, status=ImportJob.Status.FAILED, error=_failure_message(exc)[:2000])
     error = ""
     if not outcome.written:
         error = (
             f"{outcome.parsed.invalid} of {outcome.parsed.total} records are invalid, so nothing was imported. "
             "Fix them and upload the file again, or tick 'skip invalid records' to import the valid ones."
         )
+    return _file_import_finish(job, outcome, error=error)
+
+
+def _file_import_finish(job: ImportJob, outcome: FileImportOutcome, *, error: str) -> ImportJob:
+    problems = [{"location": p.location, "field": p.field, "message": p.message} for p in outcome.parsed.problems]
     return _finish(
         job,
         status=ImportJob.Status.DONE if outcome.written else ImportJob.Status.FAILED,
         error=error,
         counts=outcome.counts(),
         problems=problems[:STORED_PROBLEMS],
+        progress=outcome.parsed.total,
     )
 
 
-def _finish(job: ImportJob, *, status: str, error: str = "", counts=None, problems=None) -> ImportJob:
+def _failure_message(exc: BaseException) -> str:
+    """What a person sees when an import stopped: never a driver's message (it may quote SQL)."""
+    if isinstance(exc, DomainError):
+        return exc.message
+    if isinstance(exc, KeyboardInterrupt):
+        return "The import was interrupted before it finished; run it again to complete it."
+    if isinstance(exc, DatabaseError):
+        return (
+            f"The import stopped because the database failed ({type(exc).__name__}); nothing of it was kept. "
+            "Run it again; if it fails again, report it with the file."
+        )
+    return f"The import stopped with an error: {exc}"
+
+
+def _finish(
+    job: ImportJob, *, status: str, error: str = "", counts=None, problems=None, progress: int | None = None
+) -> ImportJob:
     job.refresh_from_db()
     job.status = status
     job.error = error
@@ -191,7 +257,11 @@ def _finish(job: ImportJob, *, status: str, error: str = "", counts=None, proble
         job.counts = counts
     if problems is not None:
         job.problems = problems
-    job.save(update_fields=["status", "error", "finished_at", "counts", "problems", "updated_at"])
+    fields = ["status", "error", "finished_at", "counts", "problems", "updated_at"]
+    if progress is not None:
+        job.progress_done = job.progress_total = progress
+        fields += ["progress_done", "progress_total"]
+    job.save(update_fields=fields)
     return job
 
 
@@ -226,12 +296,7 @@ def import_job_start(*, kind: str, user=None, parameters: dict) -> ImportJob:
 
 def _stopped(job: ImportJob, exc: BaseException, *, problems: Sequence[str] = ()) -> None:
     """Mark a job failed by an exception, which the caller then raises again (and so shows it)."""
-    if isinstance(exc, DomainError):
-        message = exc.message
-    elif isinstance(exc, KeyboardInterrupt):
-        message = "The import was interrupted before it finished; run it again to complete it."
-    else:
-        message = f"The import stopped with an error: {exc}"
+    message = _failure_message(exc)
     try:
         _finish(
             job,
@@ -253,19 +318,19 @@ def file_import_invalid_message(parsed: ParseResult) -> str:
 
 def file_import_job_execute(
     *,
-    data: bytes,
+    data: bytes | IO[bytes],
     name: str,
     user=None,
     repository: RepositoryRef | None = None,
     skip_invalid: bool = False,
     batch_size: int = 1000,
-    on_parsed: Callable[[ParseResult], None] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[ImportJob, FileImportOutcome]:
     """file_import_execute, recorded as a file ImportJob: running, then done or failed with the problems.
 
     An exception marks the job failed and is raised again; invalid records (without skip_invalid) leave
-    it failed with the first problems, naming file and line, in its error.
+    it failed with the first problems, naming file and line, in its error. The job row is not written
+    while the import's transaction is open (that would hold its lock until the end).
     """
     job = import_job_start(
         kind=ImportJob.Kind.FILE,
@@ -276,17 +341,6 @@ def file_import_job_execute(
             "skip_invalid": bool(skip_invalid),
         },
     )
-
-    def parsed_here(parsed: ParseResult) -> None:
-        ImportJob.objects.filter(pk=job.pk).update(progress_total=len(parsed.records), updated_at=timezone.now())
-        if on_parsed is not None:
-            on_parsed(parsed)
-
-    def written(done: int) -> None:
-        ImportJob.objects.filter(pk=job.pk).update(progress_done=F("progress_done") + done, updated_at=timezone.now())
-        if progress is not None:
-            progress(done)
-
     try:
         outcome = file_import_execute(
             data=data,
@@ -294,25 +348,16 @@ def file_import_job_execute(
             repository=repository,
             skip_invalid=skip_invalid,
             batch_size=batch_size,
-            on_parsed=parsed_here,
-            progress=written,
+            progress=progress,
         )
     except BaseException as exc:  # Ctrl-C included: the Imports page must not show it running forever
         _stopped(job, exc)
         raise
-    problems = [{"location": p.location, "field": p.field, "message": p.message} for p in outcome.parsed.problems]
     error = ""
     if not outcome.written:
-        lines = problems_message(outcome.parsed.problems, limit=JOB_ERROR_PROBLEMS)
+        lines = problems_message(outcome.parsed.problems, limit=JOB_ERROR_PROBLEMS, total=outcome.parsed.problem_count)
         error = "\n".join([file_import_invalid_message(outcome.parsed), *lines])
-    job = _finish(
-        job,
-        status=ImportJob.Status.DONE if outcome.written else ImportJob.Status.FAILED,
-        error=error,
-        counts=outcome.counts(),
-        problems=problems[:STORED_PROBLEMS],
-    )
-    return job, outcome
+    return _file_import_finish(job, outcome, error=error), outcome
 
 
 def sheets_import_job_execute(

@@ -19,6 +19,7 @@ from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from annotator.importers.files import issue_url_repository
 from annotator.importers.records import CommentRecord, IssueRecord, LinkRecord, RepositoryRef
 from annotator.models import Comment, Issue, IssueLink, Repository, RepositoryAlias
 
@@ -94,10 +95,13 @@ def issues_upsert(
     return result
 
 
-def repositories_resolve(*, refs: Iterable[RepositoryRef], known: dict[RepoKey, Repository]) -> int:
+def repositories_resolve(
+    *, refs: Iterable[RepositoryRef], known: dict[RepoKey, Repository], create: bool = True
+) -> int:
     """Fill `known` with the repository of each ref (current name through aliases); create unknown ones.
 
-    Returns how many repositories were created. One query for names, one for aliases, whatever the count.
+    Returns how many repositories were created (none without `create`: unknown refs are then left out).
+    One query for names, one for aliases, whatever the count.
     """
     missing = {_repo_key(ref): ref for ref in refs if _repo_key(ref) not in known}
     if not missing:
@@ -113,7 +117,7 @@ def repositories_resolve(*, refs: Iterable[RepositoryRef], known: dict[RepoKey, 
             known[(alias.lhost, alias.lowner, alias.lname)] = alias.repository
     created = 0
     for key in left:
-        if key in known:
+        if key in known or not create:
             continue
         ref = missing[key]
         repo, was_created = Repository.objects.get_or_create(
@@ -125,6 +129,52 @@ def repositories_resolve(*, refs: Iterable[RepositoryRef], known: dict[RepoKey, 
         known[key] = repo
         created += was_created
     return created
+
+
+def issues_conflicts(
+    *, records: Sequence[IssueRecord], known: dict[RepoKey, Repository] | None = None
+) -> dict[int, tuple[str, str]]:
+    """Records an upsert must not write, by index: (field, message). Reads only.
+
+    A record given a repository its URL does not name (import_issues --repo), and a record whose URL is
+    stored as an issue of another repository: writing either would silently move an issue between
+    repositories.
+    """
+    known = {} if known is None else known
+    refs = {r.repository for r in records if r.repository is not None}
+    refs |= {ref for r in records if (ref := issue_url_repository(r.url)) is not None}
+    repositories_resolve(refs=refs, known=known, create=False)
+    conflicts: dict[int, tuple[str, str]] = {}
+    urls: dict[str, list[int]] = {}
+    for index, record in enumerate(records):
+        given = known.get(_repo_key(record.repository)) if record.repository is not None else None
+        named = issue_url_repository(record.url)
+        if named is not None and record.repository is not None and _repo_key(named) != _repo_key(record.repository):
+            named_repo = known.get(_repo_key(named))
+            if named_repo is None or given is None or named_repo.pk != given.pk:
+                conflicts[index] = (
+                    "url",
+                    f"{record.url} is an issue of {named.full_name} (its URL says so), not of "
+                    f"{record.repository.full_name}; import it without --repo",
+                )
+                continue
+        for url in {record.url, canonical_url(record.url, record.repository, given)}:
+            urls.setdefault(url, []).append(index)
+    stored = Issue.objects.filter(url__in=list(urls)).select_related("repository")
+    for issue in stored.only("id", "url", "repository__host", "repository__owner", "repository__name"):
+        for index in urls[issue.url]:
+            record = records[index]
+            if index in conflicts or issue.repository is None:
+                continue
+            given = known.get(_repo_key(record.repository)) if record.repository is not None else None
+            if given is None or given.pk != issue.repository_id:
+                where = f"{record.repository.full_name}" if record.repository is not None else "no repository"
+                conflicts[index] = (
+                    "url",
+                    f"{record.url} is stored as an issue of {issue.repository.full_name}; importing it into "
+                    f"{where} would move it there, so it is refused",
+                )
+    return conflicts
 
 
 # --------------------------------------------------------------------------- one batch
@@ -151,6 +201,16 @@ def _upsert_batch(batch: Sequence[IssueRecord], repositories: dict[RepoKey, Repo
         if url in rows:
             result.duplicates += 1
         rows[url] = _Row(record, url, repo, issue_hash(record, url, repo, comment_hashes), comment_hashes)
+    # Two URLs for one issue number in one batch: the last wins, as it would across batches.
+    by_key: dict[tuple, str] = {}
+    for url, row in list(rows.items()):
+        if row.repository is None or row.record.number is None:
+            continue
+        key = (row.repository.pk, row.record.kind, row.record.number)
+        if key in by_key:
+            del rows[by_key[key]]
+            result.duplicates += 1
+        by_key[key] = url
 
     existing = _existing_issues(rows.values())
     now = timezone.now()

@@ -3,46 +3,91 @@
 A JSON record may be a GitHub REST issue object (snake_case), a `gh issue list --json` object
 (camelCase, comments embedded) or a minimal record (url + title, e.g. a Stack Overflow post).
 Every problem is reported with where it is (line / record) and which field, so a person can fix
-the file; nothing here decides whether to import anyway.
+the file; nothing here decides whether to import anyway. Files are read as streams, a record at a
+time, so memory does not grow with the file.
 """
 
-from ..records import RecordProblem, RepositoryRef
-from .fields import InvalidRecord, normalise_url, parse_datetime, parse_repository_ref, record_from_mapping
-from .shapes import FORMATS, ParseResult, csv_items, detect_format, json_items, json_lines_items
+import io
+from collections.abc import Iterator
+from typing import IO
+
+from ..records import IssueRecord, RecordProblem, RepositoryRef
+from .fields import (
+    InvalidRecord,
+    issue_url_repository,
+    normalise_url,
+    parse_datetime,
+    parse_repository_ref,
+    record_from_mapping,
+)
+from .shapes import (
+    FORMATS,
+    KEPT_PROBLEMS,
+    FileStop,
+    ParseResult,
+    TextChunks,
+    csv_items,
+    detect_format,
+    json_items,
+    json_lines_items,
+    sniff_format,
+)
 
 __all__ = [
+    "KEPT_PROBLEMS",
     "ParseResult",
     "detect_format",
+    "issue_url_repository",
     "normalise_url",
     "parse_datetime",
     "parse_issue_file",
     "parse_repository_ref",
+    "read_issue_file",
     "record_from_mapping",
 ]
+
+
+def read_issue_file(
+    stream: IO[bytes],
+    *,
+    name: str,
+    result: ParseResult,
+    repository: RepositoryRef | None = None,
+    file_format: str | None = None,
+) -> Iterator[tuple[str, IssueRecord]]:
+    """(location, record) for each valid record, read from the stream as it goes.
+
+    Counts and problems go into `result` (its `records` stay empty: the caller keeps what it needs).
+    """
+    chunks = TextChunks(stream, name)
+    try:
+        fmt = file_format or sniff_format(chunks, name)
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        result.format = fmt
+        items = {"json": json_items, "jsonl": json_lines_items, "csv": csv_items}[fmt](chunks, result)
+        for location, obj in items:
+            result.total += 1
+            try:
+                record = record_from_mapping(obj, repository=repository)
+            except InvalidRecord as exc:
+                for p in exc.problems:
+                    result.add_problem(RecordProblem(location, p.field, p.message))
+                continue
+            yield location, record
+    except FileStop as stop:
+        result.add_problem(stop.problem)
 
 
 def parse_issue_file(
     data: bytes | str, *, name: str, repository: RepositoryRef | None = None, file_format: str | None = None
 ) -> ParseResult:
-    """Parse a whole file. Records with problems are left out of `records` and listed in `problems`."""
-    if isinstance(data, bytes):
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            where = f"{name} byte {exc.start + 1}"
-            problem = RecordProblem(where, "", "the file is not UTF-8 text; save it as UTF-8 and try again")
-            return ParseResult([], [problem], 0, file_format or "unknown")
-    else:
-        text = data.removeprefix("\ufeff")
-    fmt = file_format or detect_format(name, text)
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    result = ParseResult([], [], 0, fmt)
-    items = {"json": json_items, "jsonl": json_lines_items, "csv": csv_items}[fmt](text, name, result)
-    for location, obj in items:
-        result.total += 1
-        try:
-            result.records.append(record_from_mapping(obj, repository=repository))
-        except InvalidRecord as exc:
-            result.problems.extend(RecordProblem(location, p.field, p.message) for p in exc.problems)
+    """Parse a whole file held in memory. Records with problems are left out of `records` and listed in `problems`."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    result = ParseResult([], [], 0, file_format or "unknown")
+    for _location, record in read_issue_file(
+        io.BytesIO(data), name=name, result=result, repository=repository, file_format=file_format
+    ):
+        result.records.append(record)
     return result

@@ -7,12 +7,18 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from ..records import CommentRecord, IssueRecord, RepositoryRef
+from .shapes import NotANumber
 
 TITLE_MAX = 1000
 URL_MAX = 500
 AUTHOR_MAX = 200
 STATE_REASON_MAX = 30
 COMMENT_KEY_MAX = 64
+REPOSITORY_PART_MAX = 200  # host, owner and name columns
+# Whole numbers are stored in 32-bit columns (issue numbers, comment counts).
+INTEGER_MAX = 2_147_483_647
+# Characters no URL may hold (and the database would refuse in text: NUL).
+_URL_FORBIDDEN = re.compile(r"[\x00-\x20\x7f]")
 
 # /<owner>/<name>/issues/<n> or /<owner>/<name>/pull/<n> (also pulls/ as some exports write it)
 _ISSUE_PATH = re.compile(r"^/([^/]+)/([^/]+)/(issues|pull|pulls)/(\d+)(?:/.*)?$")
@@ -103,9 +109,9 @@ def record_from_mapping(obj: Any, *, repository: RepositoryRef | None = None) ->
         updated=get(_date, obj, "updated_at", "updatedAt", "updated", default=None),
         closed=get(_date, obj, "closed_at", "closedAt", "closed", default=None),
         comment_count=comment_count,
-        raw=_raw(obj),
         comments=comments,
     )
+    record.raw = get(_raw, obj, default={})
     if problems:
         raise InvalidRecord(problems)
     return record
@@ -138,7 +144,7 @@ def _comment_count(obj: Mapping, comments: list[CommentRecord] | None) -> int:
     value = obj.get("comments")
     if isinstance(value, list) or value is None:
         return len(comments) if comments is not None else 0
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
+    if isinstance(value, bool | NotANumber) or not isinstance(value, int | float | str):
         raise FieldProblem("comments", f"must be a count or a list of comments, got {_type_name(value)}")
     return _integer(obj, "comments") or 0
 
@@ -184,11 +190,29 @@ def _url(obj: Mapping) -> str:
     if not isinstance(value, str):
         raise FieldProblem(key, f"must be text, got {_type_name(value)}")
     url = normalise_url(value)
-    if url is None:
-        raise FieldProblem(key, f"is not an http(s) URL: {value[:100]!r}")
+    if url is None or _URL_FORBIDDEN.search(url) or not _encodable(url):
+        raise FieldProblem(key, f"is not an http(s) URL: {_clean(value[:100])!r}")
     if len(url) > URL_MAX:
         raise FieldProblem(key, f"is {len(url)} characters long; the limit is {URL_MAX}")
+    ref = issue_url_repository(url)
+    if ref is not None and max(len(ref.host), len(ref.owner), len(ref.name)) > REPOSITORY_PART_MAX:
+        raise FieldProblem(
+            key, f"names a repository whose host, owner or name is over {REPOSITORY_PART_MAX} characters"
+        )
     return url
+
+
+def issue_url_repository(url: str) -> RepositoryRef | None:
+    """The repository an issue's URL names (/<owner>/<name>/issues/<n>), None if it names none."""
+    return _parse_issue_url(url)[0]
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def normalise_url(value: str) -> str | None:
@@ -251,6 +275,8 @@ def _integer(obj: Mapping, key: str) -> int | None:
         raise FieldProblem(key, f"must be a whole number, got {value!r}"[:200])
     if number < 0:
         raise FieldProblem(key, f"must not be negative, got {number}")
+    if number > INTEGER_MAX:
+        raise FieldProblem(key, f"is {number}; the largest number stored is {INTEGER_MAX}"[:200])
     return number
 
 
@@ -335,7 +361,11 @@ def _date(obj: Mapping, *keys: str) -> datetime | None:
         raise FieldProblem(key, f"must be a date as text (ISO 8601), got {_type_name(value)}")
     parsed = parse_datetime(value)
     if parsed is None:
-        raise FieldProblem(key, f"is not a date: {value[:50]!r} (expected ISO 8601, e.g. 2024-03-01T12:00:00Z)")
+        raise FieldProblem(key, f"is not a date: {_clean(value[:50])!r} (expected ISO 8601, e.g. 2024-03-01T12:00:00Z)")
+    try:
+        parsed.astimezone(UTC)  # stored in UTC: year 1 with a positive offset falls before year 1
+    except OverflowError:
+        raise FieldProblem(key, f"is outside the dates that can be stored: {value[:50]!r}") from None
     return parsed
 
 
@@ -350,7 +380,8 @@ def _comments(obj: Mapping) -> list[CommentRecord] | None:
         if not isinstance(item, Mapping):
             raise FieldProblem(where, f"must be an object, got {_type_name(item)}")
         ident = item.get("id") if item.get("id") is not None else item.get("databaseId")
-        comment_key = str(ident) if ident is not None and not isinstance(ident, bool) else f"pos:{index}"
+        plain = ident is not None and not isinstance(ident, bool | NotANumber | Mapping | list)
+        comment_key = _clean(str(ident)) if plain else f"pos:{index}"
         if len(comment_key) > COMMENT_KEY_MAX or comment_key in seen:
             comment_key = f"pos:{index}"
         seen.add(comment_key)
@@ -375,23 +406,36 @@ def _comments(obj: Mapping) -> list[CommentRecord] | None:
 
 
 def _raw(obj: Mapping) -> dict[str, Any]:
-    """What the source said beyond the mapped columns, without API hyperlinks (derivable)."""
-    return {k: _raw_value(v) for k, v in obj.items() if k not in _MAPPED_KEYS and not _HYPERMEDIA.match(k)}
+    """What the source said beyond the mapped columns, without API hyperlinks (derivable).
+
+    Keys are cleaned like text (a database refuses NUL and lone surrogates in JSON keys too), and a
+    value no database stores as JSON (NaN, Infinity, an overflowing number) is a problem of its field.
+    """
+    try:
+        return {
+            _clean(k): _raw_value(v, k) for k, v in obj.items() if k not in _MAPPED_KEYS and not _HYPERMEDIA.match(k)
+        }
+    except RecursionError:
+        raise FieldProblem("", "is nested too deeply to store") from None
 
 
-def _raw_value(value: Any) -> Any:
+def _raw_value(value: Any, path: str) -> Any:
     if isinstance(value, str):
         return _clean(value)
     if isinstance(value, Mapping):
-        return {k: _raw_value(v) for k, v in value.items() if not _HYPERMEDIA.match(str(k))}
+        return {_clean(str(k)): _raw_value(v, f"{path}.{k}") for k, v in value.items() if not _HYPERMEDIA.match(str(k))}
     if isinstance(value, list):
-        return [_raw_value(v) for v in value]
+        return [_raw_value(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, NotANumber):
+        raise FieldProblem(_clean(path), f"is {value!r}, which is not a number JSON can store")
     return value
 
 
 def _type_name(value: Any) -> str:
     if value is None:
         return "null"
+    if isinstance(value, NotANumber):
+        return repr(value)
     return {bool: "true/false", int: "a number", float: "a number", str: "text", list: "a list", dict: "an object"}.get(
         type(value), type(value).__name__
     )

@@ -1,6 +1,7 @@
 """python manage.py import_issues <file> [--repo owner/name] [--skip-invalid] [--user USERNAME]
 
-The run is recorded as an ImportJob, so the Imports page lists it with its outcome.
+The run is recorded as an ImportJob, so the Imports page lists it with its outcome. The file is read as a
+stream and written in one transaction: all of it, or (a record invalid, a failure) nothing.
 """
 
 import sys
@@ -9,7 +10,6 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from annotator.importers.files import ParseResult
 from annotator.services.imports import (
     file_import_invalid_message,
     file_import_job_execute,
@@ -41,9 +41,13 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         path = Path(options["file"])
         try:
-            data = path.read_bytes()
+            handle = path.open("rb")
         except OSError as exc:
             raise CommandError(f"Cannot read {path}: {exc.strerror or exc}") from None
+        with handle:
+            self._import(handle, path.name, options)
+
+    def _import(self, handle, name: str, options) -> None:
         try:
             repository = repository_ref_from_text(options["repo"])
         except DomainError as exc:
@@ -55,31 +59,28 @@ class Command(BaseCommand):
         except DomainError as exc:
             raise CommandError(f"--user: {exc.message}") from None
 
-        bar: tqdm | None = None
-
-        def on_parsed(parsed: ParseResult) -> None:
-            nonlocal bar
-            if parsed.problems:
-                self.stderr.write(f"{parsed.invalid} of {parsed.total} records are invalid:")
-                for line in problems_message(parsed.problems, limit=PROBLEMS_SHOWN):
-                    self.stderr.write(f"  {line}")
-            if not options["no_progress"] and (not parsed.problems or options["skip_invalid"]):
-                bar = tqdm(total=len(parsed.records), unit="issue", desc="importing", file=sys.stderr)
-
+        # The file is read as it is written, so the bar counts records without knowing how many will come.
+        bar = None if options["no_progress"] else tqdm(unit="issue", desc="importing", file=sys.stderr)
         try:
             _job, outcome = file_import_job_execute(
-                data=data,
-                name=path.name,
+                data=handle,
+                name=name,
                 user=user,
                 repository=repository,
                 skip_invalid=options["skip_invalid"],
                 batch_size=options["batch_size"],
-                on_parsed=on_parsed,
-                progress=(lambda n: bar.update(n)) if not options["no_progress"] else None,
+                progress=bar.update if bar is not None else None,
             )
+        except DomainError as exc:
+            raise CommandError(exc.message) from None
         finally:
             if bar is not None:
                 bar.close()
+        parsed = outcome.parsed
+        if parsed.has_problems:
+            self.stderr.write(f"{parsed.invalid} of {parsed.total} records are invalid:")
+            for line in problems_message(parsed.problems, limit=PROBLEMS_SHOWN, total=parsed.problem_count):
+                self.stderr.write(f"  {line}")
         if not outcome.written:
-            raise CommandError(file_import_invalid_message(outcome.parsed))
+            raise CommandError(file_import_invalid_message(parsed))
         self.stdout.write(outcome.summary())

@@ -269,3 +269,56 @@ def test_repository_refs_are_read_from_names_and_urls(text, expected):
 def test_anything_else_is_not_a_repository(text):
     with pytest.raises(ValueError, match="owner/name"):
         parse_repository_ref(text)
+
+
+# --------------------------------------------------------------------------- what a database would refuse
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "words"),
+    [
+        ('{"url": "https://x.org/1", "title": "t", "score": NaN}', "score", "NaN"),
+        ('{"url": "https://x.org/1", "title": "t", "reactions": {"x": [1, Infinity]}}', "reactions.x[1]", "Infinity"),
+        ('{"url": "https://x.org/1", "title": "t", "big": 1e400}', "big", "1e400"),
+        ('{"url": "https://x.org/1", "title": "t", "id": ' + "9" * 5000 + "}", "id", "digits"),
+        ('{"url": "https://x.org/1", "title": "t", "number": 99999999999999999999}', "number", "largest number"),
+        ('{"url": "https://x.org/1", "title": "t", "number": NaN}', "number", "whole number"),
+        ('{"url": "https://x.org/1", "title": "t", "comments": 99999999999999999999}', "comments", "largest number"),
+        ('{"url": "https://x.org/1", "title": "t", "comments": -Infinity}', "comments", "a count"),
+        ('{"url": "https://x.org/1", "title": "t", "created_at": "0001-01-01T00:00:00+05:00"}', "created_at", "dates"),
+        ('{"url": "https://x.org/1", "title": "t", "closedAt": "9999-12-31T23:00:00-05:00"}', "closedAt", "dates"),
+        (
+            '{"url": "https://x.org/1", "title": "t", "_comments": [{"created_at": "0001-01-01T00:00+01:00"}]}',
+            "_comments[0].created_at",
+            "dates",
+        ),
+        ('{"url": "https://x.org/a\\u0000b", "title": "t"}', "url", "not an http(s) URL"),
+        ('{"url": "https://x.org/a\\ud800", "title": "t"}', "url", "not an http(s) URL"),
+        ('{"url": "https://github.com/' + "o" * 201 + '/b/issues/1", "title": "t"}', "url", "over 200"),
+        ('{"url": "https://x.org/1", "title": "t", "deep": ' + "[" * 100_000 + "]" * 100_000 + "}", "", "deep"),
+    ],
+)
+def test_values_a_database_would_refuse_are_problems_of_their_field(text, field, words):
+    result = parse_issue_file(text.encode(), name="issues.jsonl")
+    assert result.records == []
+    assert len(result.problems) == 1, result.problems
+    assert result.problems[0].location == "issues.jsonl line 1"
+    assert result.problems[0].field == field
+    assert words in result.problems[0].message
+
+
+def test_nul_and_lone_surrogates_in_keys_and_comment_ids_are_cleaned_like_text():
+    text = (
+        '{"url": "https://x.org/1", "title": "t\\ud800", "k\\u0000ey": {"\\udc00": "v\\u0000"},'
+        ' "_comments": [{"id": "c\\u0000", "body": "b"}]}'
+    )
+    record = only_record_of(text)
+    assert record.title == "t?"
+    assert record.raw == {"key": {"?": "v"}}
+    assert record.comments[0].key == "c"
+
+
+def only_record_of(text: str):
+    result = parse_issue_file(text.encode(), name="issues.jsonl")
+    assert result.problems == [], result.problems
+    return result.records[0]
