@@ -192,6 +192,18 @@ if GITHUB_SYNC_SCHEDULE:
         if GITHUB_SYNC_SCHEDULE.replace(".", "", 1).isdigit()
         else crontab.from_string(GITHUB_SYNC_SCHEDULE),
     }
+# Jobs never hang: a running job writes a heartbeat every JOB_HEARTBEAT_SECONDS; one whose heartbeat
+# is older than JOB_STALE_SECONDS lost its worker, and the reaper (every JOB_REAPER_SECONDS under
+# `celery beat`, or `manage.py reap_jobs`) re-queues it, or fails it once JOB_MAX_ATTEMPTS workers
+# died on it. The reaper also sends again the jobs saved "not queued" while the broker was down.
+JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", "15"))
+JOB_STALE_SECONDS = float(os.environ.get("JOB_STALE_SECONDS", "120"))
+JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", "3"))
+JOB_REAPER_SECONDS = float(os.environ.get("JOB_REAPER_SECONDS", "60"))
+if JOB_STALE_SECONDS < 2 * JOB_HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured("JOB_STALE_SECONDS must be at least twice JOB_HEARTBEAT_SECONDS.")
+if JOB_REAPER_SECONDS > 0:
+    CELERY_BEAT_SCHEDULE["jobs-reap"] = {"task": "annotator.jobs_reap", "schedule": JOB_REAPER_SECONDS}
 # A rate-limit wait longer than this re-schedules a Celery job instead of sleeping in the worker.
 GITHUB_INLINE_WAIT_SECONDS = int(os.environ.get("GITHUB_INLINE_WAIT_SECONDS", "60"))
 

@@ -13,7 +13,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from .errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
+from .errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError, UnavailableError
 
 # Codes match DRF's own (not_found, permission_denied, ...) so clients test one vocabulary.
 # The base DomainError keeps "domain": the labelling page tells rule messages from field errors by it.
@@ -21,6 +21,7 @@ DOMAIN_CODES: dict[type[DomainError], str] = {
     NotFoundError: "not_found",
     PermissionDeniedError: "permission_denied",
     ConflictError: "conflict",
+    UnavailableError: "unavailable",
 }
 API_PREFIX = "/api/"
 

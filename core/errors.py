@@ -34,3 +34,9 @@ class RateLimitedError(DomainError):
     def __init__(self, message: str, *, retry_after: int):
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class UnavailableError(DomainError):
+    """A service the request depends on (e.g. the job queue) cannot be reached; trying later may work."""
+
+    status_code = 503

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.db import models
 
+from annotator.jobs import heartbeat_is_stale
 from core.models import TimeStampedModel
 
 
@@ -15,6 +16,9 @@ class ExportJob(TimeStampedModel):
         RUNNING = "running", "Running"
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
+        # The queue (broker) could not be reached: saved, sent again by the reaper or "Retry".
+        NOT_QUEUED = "not_queued", "Not queued"
+        CANCELLED = "cancelled", "Cancelled"
 
     study = models.ForeignKey("annotator.Study", on_delete=models.CASCADE, related_name="export_jobs")
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.REPLICATION)
@@ -34,6 +38,9 @@ class ExportJob(TimeStampedModel):
     )
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # See ImportJob: written while the build runs; a stale one means its worker is gone.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -44,3 +51,16 @@ class ExportJob(TimeStampedModel):
     @property
     def is_active(self) -> bool:
         return self.status in {self.Status.PENDING, self.Status.RUNNING}
+
+    @property
+    def is_stale(self) -> bool:
+        """Running, but its heartbeat stopped: the worker building it is gone."""
+        return self.status == self.Status.RUNNING and heartbeat_is_stale(self.heartbeat_at)
+
+    @property
+    def is_retryable(self) -> bool:
+        return self.status in {self.Status.FAILED, self.Status.NOT_QUEUED} or self.is_stale
+
+    @property
+    def is_cancellable(self) -> bool:
+        return self.status in {self.Status.PENDING, self.Status.FAILED, self.Status.NOT_QUEUED} or self.is_stale

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.db import models
 
+from annotator.jobs import heartbeat_is_stale
 from core.models import TimeStampedModel
 
 
@@ -18,6 +19,9 @@ class ImportJob(TimeStampedModel):
         WAITING = "waiting", "Waiting for rate limit"
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
+        # The queue (broker) could not be reached: saved, sent again by the reaper or "Retry".
+        NOT_QUEUED = "not_queued", "Not queued"
+        CANCELLED = "cancelled", "Cancelled"
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
@@ -37,6 +41,11 @@ class ImportJob(TimeStampedModel):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     resume_at = models.DateTimeField(null=True, blank=True)
+    # Written every few seconds by the process running the job: a running job whose heartbeat has
+    # stopped lost its worker, and the reaper re-queues or fails it.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # Claims of the job by a worker; a job whose worker keeps dying is failed after JOB_MAX_ATTEMPTS.
+    attempts = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -53,3 +62,22 @@ class ImportJob(TimeStampedModel):
     @property
     def is_active(self) -> bool:
         return self.status in {self.Status.PENDING, self.Status.RUNNING, self.Status.WAITING}
+
+    @property
+    def is_stale(self) -> bool:
+        """Running, but its heartbeat stopped: the worker running it is gone."""
+        return self.status == self.Status.RUNNING and heartbeat_is_stale(self.heartbeat_at)
+
+    @property
+    def is_queued_kind(self) -> bool:
+        """Run by a worker (so it can be sent again), not in-process by a command."""
+        return self.kind == self.Kind.GITHUB or (self.kind == self.Kind.FILE and bool(self.upload))
+
+    @property
+    def is_retryable(self) -> bool:
+        return self.is_queued_kind and (self.status in {self.Status.FAILED, self.Status.NOT_QUEUED} or self.is_stale)
+
+    @property
+    def is_cancellable(self) -> bool:
+        waiting = {self.Status.PENDING, self.Status.WAITING, self.Status.FAILED, self.Status.NOT_QUEUED}
+        return self.is_queued_kind and (self.status in waiting or self.is_stale)

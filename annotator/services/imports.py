@@ -26,6 +26,7 @@ from core.errors import DomainError, NotFoundError, PermissionDeniedError
 from core.permissions import can_manage_imports
 
 from .issues import UpsertResult, issues_conflicts, issues_upsert
+from .jobs import job_enqueue_on_commit, job_queued_or_raise, job_run
 from .sheets_import import SheetsImportError, SheetsImportRequest, SheetsImportResult, sheets_import
 
 logger = logging.getLogger(__name__)
@@ -181,24 +182,17 @@ def file_import_create(*, user, upload: UploadedFile, repo: str = "", skip_inval
         )
         job.upload.save(filename, upload, save=False)
         job.save()
-        transaction.on_commit(lambda: _enqueue(job.pk))
-    return job
-
-
-def _enqueue(job_id: int) -> None:
-    from annotator.tasks.file_imports import file_import_job_run  # the task module imports this one
-
-    file_import_job_run.delay(job_id)
+        job_enqueue_on_commit(job=job)
+    return job_queued_or_raise(job=job)
 
 
 def file_import_run(*, job: ImportJob) -> ImportJob:
-    """Run a pending (or interrupted) file import job to the end. Idempotent: a finished job is left alone."""
-    claimed = ImportJob.objects.filter(
-        pk=job.pk, status__in=[ImportJob.Status.PENDING, ImportJob.Status.RUNNING]
-    ).update(status=ImportJob.Status.RUNNING, started_at=timezone.now(), progress_done=0, updated_at=timezone.now())
-    job.refresh_from_db()
-    if not claimed:
-        return job
+    """Claim a pending (or stalled) file import job and run it to the end. Idempotent: a finished job
+    is left alone; JobBusyError while another live process runs it."""
+    return job_run(job=job, run=_file_import_claimed, started_at=timezone.now(), progress_done=0)
+
+
+def _file_import_claimed(job: ImportJob) -> ImportJob:
     params = job.parameters or {}
     try:
         with job.upload.open("rb") as handle:

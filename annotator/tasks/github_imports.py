@@ -8,9 +8,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotator.importers.github import RateLimitedError, TransientGitHubError
+from annotator.jobs import GITHUB_IMPORT_TASK, task_send
 from annotator.models import ImportJob, Repository
 from annotator.services.github_sync import github_client_build, github_import_continue, github_import_start
 from core.errors import ConflictError
+
+from .jobs import JOB_TASK_OPTIONS, retry_while_busy
 
 logger = logging.getLogger(__name__)
 
@@ -20,8 +23,8 @@ INLINE_WAIT_SECONDS = 60
 
 @shared_task(
     bind=True,
-    name="annotator.github_import_run",
-    ignore_result=True,
+    name=GITHUB_IMPORT_TASK,
+    **JOB_TASK_OPTIONS,
     autoretry_for=(TransientGitHubError,),
     retry_backoff=30,
     retry_backoff_max=1800,
@@ -35,12 +38,14 @@ def github_import_run(self, job_id: int) -> None:
         return
     wait = getattr(settings, "GITHUB_INLINE_WAIT_SECONDS", INLINE_WAIT_SECONDS)
     try:
-        github_import_continue(job=job, client=github_client_build(max_rate_limit_wait=wait))
+        with retry_while_busy(self):
+            github_import_continue(job=job, client=github_client_build(max_rate_limit_wait=wait))
     except RateLimitedError:
         job.refresh_from_db()
         logger.info("GitHub import #%s waits for the rate limit until %s", job.pk, job.resume_at)
-        # A new message with an ETA rather than self.retry(): waiting is not a failure to count.
-        github_import_run.apply_async(args=[job.pk], eta=job.resume_at or timezone.now())
+        # A new message with an ETA rather than self.retry(): waiting is not a failure to count. If the
+        # broker is down now, the reaper sends the waiting job again once resume_at has passed.
+        task_send(GITHUB_IMPORT_TASK, args=[job.pk], eta=job.resume_at or timezone.now())
 
 
 @shared_task(name="annotator.github_sync_all", ignore_result=True)

@@ -18,7 +18,8 @@ from annotator.services.exports import (
     replication_package_request,
 )
 from annotator.services.exports.access import BLIND_MESSAGE
-from core.errors import DomainError
+from annotator.services.jobs import job_cancel, job_retry
+from core.errors import DomainError, PermissionDeniedError
 
 JOBS_SHOWN = 5
 
@@ -47,7 +48,7 @@ def exports_page(request: HttpRequest, pk: int) -> HttpResponse:
         "blind_message": BLIND_MESSAGE,
         "formats": FORMATS,
         "jobs": jobs,
-        "active": any(job.is_active for job in jobs),
+        "active": any(job.is_active and not job.is_stale for job in jobs),
     }
     return render(request, "annotator/exports/page.html", context)
 
@@ -79,6 +80,28 @@ def replication_build(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
+@require_POST
+def replication_job_action(request: HttpRequest, pk: int, job_pk: int, action: str) -> HttpResponse:
+    """Retry or cancel a failed, stalled or not-queued package build."""
+    access = export_access(user=request.user, pk=pk, what=TAXONOMY)
+    job = ExportJob.objects.filter(pk=job_pk, study=access.study).first()
+    if job is None:
+        raise Http404("No replication package build with that number.")
+    try:
+        if action == "retry":
+            job_retry(job=job, actor=request.user)
+            messages.success(request, f"Build #{job.pk} was queued again.")
+        else:
+            job_cancel(job=job, actor=request.user)
+            messages.success(request, f"Build #{job.pk} was cancelled.")
+    except PermissionDeniedError as exc:
+        raise PermissionDenied(exc.message) from None
+    except DomainError as exc:
+        messages.error(request, exc.message)
+    return redirect("annotator:study_exports", pk=access.study.pk)
+
+
+@login_required
 @require_GET
 def replication_download(request: HttpRequest, pk: int, job_pk: int) -> FileResponse:
     access = export_access(user=request.user, pk=pk, what=LABELS)
@@ -90,6 +113,18 @@ def replication_download(request: HttpRequest, pk: int, job_pk: int) -> FileResp
 
 urlpatterns = [
     path("studies/<int:pk>/exports/", exports_page, name="study_exports"),
+    path(
+        "studies/<int:pk>/exports/replication/<int:job_pk>/retry/",
+        replication_job_action,
+        {"action": "retry"},
+        name="study_replication_retry",
+    ),
+    path(
+        "studies/<int:pk>/exports/replication/<int:job_pk>/cancel/",
+        replication_job_action,
+        {"action": "cancel"},
+        name="study_replication_cancel",
+    ),
     path("studies/<int:pk>/exports/<str:what>.<str:fmt>", export_download, name="study_export_download"),
     path("studies/<int:pk>/exports/replication/", replication_build, name="study_replication_build"),
     path(

@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from annotator.jobs import JobNotQueuedError
 from annotator.models import ImportJob, Repository
 from annotator.selectors.github import github_jobs_recent, github_repositories
 from annotator.services.github_sync import github_import_start
@@ -50,6 +51,9 @@ def github_import(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             job = github_import_start(user=request.user, **form.cleaned_data)
+        except JobNotQueuedError as exc:  # saved, but the queue is down: its page offers Retry
+            messages.error(request, exc.message)
+            return redirect("annotator:github_job", pk=exc.job_id)
         except DomainError as exc:
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
         else:
@@ -104,6 +108,7 @@ def job_status(job: ImportJob) -> dict:
         "status": job.status,
         "status_label": job.get_status_display(),
         "active": job.is_active,
+        "stale": job.is_stale,
         "phase": (job.cursor or {}).get("phase", ""),
         "progress_done": job.progress_done,
         "progress_total": job.progress_total,

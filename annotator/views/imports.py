@@ -4,17 +4,20 @@ Other importers add their forms to the same page through `extra_forms` (template
 """
 
 from django import forms
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.urls import path
+from django.urls import path, reverse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from annotator.jobs import JobNotQueuedError
 from annotator.models import ImportJob
 from annotator.selectors.imports import import_job_get, import_jobs_recent
 from annotator.services.imports import file_import_create
+from annotator.services.jobs import job_cancel, job_retry
 from core.errors import DomainError, NotFoundError, PermissionDeniedError
 from core.permissions import can_manage_imports
 
@@ -63,6 +66,9 @@ def import_list(request: HttpRequest) -> HttpResponse:
                 )
             except PermissionDeniedError as exc:
                 raise PermissionDenied(exc.message) from None
+            except JobNotQueuedError as exc:  # saved, but the queue is down: its page offers Retry
+                messages.error(request, exc.message)
+                return redirect("annotator:import_detail", pk=exc.job_id)
             except DomainError as exc:
                 form.add_error(exc.field if exc.field in form.fields else None, exc.message)
             else:
@@ -100,6 +106,33 @@ def import_status(request: HttpRequest, pk: int) -> JsonResponse:
     return JsonResponse(job_status(_job_or_error(request, pk)))
 
 
+def job_page(job: ImportJob) -> str:
+    """Where a job is shown: a GitHub import has its own progress page."""
+    if job.kind == ImportJob.Kind.GITHUB:
+        return reverse("annotator:github_job", args=[job.pk])
+    return reverse("annotator:import_detail", args=[job.pk])
+
+
+@login_required
+@require_POST
+def import_job_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+    """Retry or cancel a failed, stalled or not-queued job (Imports page, a job's page)."""
+    _require_import_rights(request)
+    job = _job_or_error(request, pk)
+    try:
+        if action == "retry":
+            job = job_retry(job=job, actor=request.user)
+            messages.success(request, f"Import #{job.pk} was queued again.")
+        else:
+            job = job_cancel(job=job, actor=request.user)
+            messages.success(request, f"Import #{job.pk} was cancelled.")
+    except PermissionDeniedError as exc:
+        raise PermissionDenied(exc.message) from None
+    except DomainError as exc:
+        messages.error(request, exc.message)
+    return redirect(job_page(job))
+
+
 def job_status(job: ImportJob) -> dict:
     """What the job page polls: small, so polling costs little."""
     return {
@@ -107,6 +140,7 @@ def job_status(job: ImportJob) -> dict:
         "status": job.status,
         "status_display": job.get_status_display(),
         "active": job.is_active,
+        "stale": job.is_stale,
         "progress_done": job.progress_done,
         "progress_total": job.progress_total,
         "counts": job.counts,
@@ -118,4 +152,6 @@ urlpatterns = [
     path("imports/", import_list, name="import_list"),
     path("imports/<int:pk>/", import_detail, name="import_detail"),
     path("imports/<int:pk>/status", import_status, name="import_status"),
+    path("imports/<int:pk>/retry/", import_job_action, {"action": "retry"}, name="import_retry"),
+    path("imports/<int:pk>/cancel/", import_job_action, {"action": "cancel"}, name="import_cancel"),
 ]

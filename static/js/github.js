@@ -42,11 +42,11 @@
       .then(function (response) { return response.ok ? response.json() : Promise.reject(response.status); })
       .then(function (status) {
         render(status);
-        if (status.active) window.setTimeout(poll, INTERVAL_MS);
+        if (status.active && !status.stale) window.setTimeout(poll, INTERVAL_MS);
       })
       .catch(function () { window.setTimeout(poll, INTERVAL_MS * 5); });
   }
 
   const status = initial ? JSON.parse(initial.textContent) : { active: true };
-  if (status.active) window.setTimeout(poll, INTERVAL_MS);
+  if (status.active && !status.stale) window.setTimeout(poll, INTERVAL_MS);
 })();

@@ -32,7 +32,7 @@
       })
       .then(function (data) {
         show(data);
-        if (data.active) {
+        if (data.active && !data.stale) {
           window.setTimeout(poll, delay);
         } else {
           window.location.reload(); // the finished page lists the summary and the problems

@@ -143,6 +143,7 @@ def test_the_status_endpoint_reports_progress_to_owners_only(client_as, owner):
         "status": "running",
         "status_display": "Running",
         "active": True,
+        "stale": False,
         "progress_done": 3,
         "progress_total": 10,
         "counts": {},

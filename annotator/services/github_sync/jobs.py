@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
 from annotator.importers.github import (
@@ -33,10 +35,14 @@ from annotator.importers.records import RepositoryRef
 from annotator.models import ImportJob, Issue, Repository, RepositoryAlias
 from core.errors import ConflictError, DomainError
 
+from ..jobs import job_enqueue_on_commit, job_queued_or_raise, job_run
 from .store import comments_upsert, links_upsert, repository_rename
 
 PER_PAGE = 100
 TIMELINES_KEY = "timelines"  # sync_state: when fix links were last read (this database's clock)
+UNFINISHED = (ImportJob.Status.PENDING, ImportJob.Status.RUNNING, ImportJob.Status.WAITING, ImportJob.Status.NOT_QUEUED)
+# What a worker (or `import_github --resume`) may claim besides a stalled running job.
+RESUMABLE = (ImportJob.Status.PENDING, ImportJob.Status.NOT_QUEUED, ImportJob.Status.WAITING, ImportJob.Status.FAILED)
 STATES = ("open", "closed", "all")
 _REPO_NAME = re.compile(r"^(?:https?://[^/]+/)?(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?$")
 _REPOS_PATH = re.compile(r"^/(?:api/v3/)?repos/(?P<owner>[^/]+)/(?P<name>[^/]+)(?:/|$)")
@@ -84,7 +90,6 @@ def _repository_for(owner: str, name: str) -> Repository:
     return repository or Repository.objects.create(host=host, owner=owner, name=name)
 
 
-@transaction.atomic
 def github_import_start(
     *,
     repository: str,
@@ -97,7 +102,38 @@ def github_import_start(
     full: bool = False,
     enqueue: bool = True,
 ) -> ImportJob:
-    """Create a GitHub import job; with enqueue, a Celery worker runs it once this transaction commits."""
+    """Create a GitHub import job; with enqueue, a Celery worker runs it once this transaction commits.
+
+    Raises JobNotQueuedError (503) when the queue cannot be reached: the job is saved "not queued"
+    and sent when the queue is back.
+    """
+    job = _github_import_create(
+        repository=repository,
+        user=user,
+        state=state,
+        since=since,
+        limit=limit,
+        include_pulls=include_pulls,
+        fix_links=fix_links,
+        full=full,
+        enqueue=enqueue,
+    )
+    return job_queued_or_raise(job=job)
+
+
+@transaction.atomic
+def _github_import_create(
+    *,
+    repository: str,
+    user,
+    state: str,
+    since: datetime | None,
+    limit: int | None,
+    include_pulls: bool,
+    fix_links: bool,
+    full: bool,
+    enqueue: bool,
+) -> ImportJob:
     owner, name = parse_repository_name(repository)
     if state not in STATES:
         raise DomainError(f"State must be one of {', '.join(STATES)}, not '{state}'.", field="state")
@@ -106,10 +142,12 @@ def github_import_start(
     repo = _repository_for(owner, name)
     Repository.objects.select_for_update().get(pk=repo.pk)  # one start at a time per repository
     running = ImportJob.objects.filter(
-        kind=ImportJob.Kind.GITHUB,
-        parameters__repository_id=repo.pk,
-        status__in=[ImportJob.Status.PENDING, ImportJob.Status.RUNNING, ImportJob.Status.WAITING],
+        kind=ImportJob.Kind.GITHUB, parameters__repository_id=repo.pk, status__in=UNFINISHED
     ).first()
+    if running is not None and running.status == ImportJob.Status.NOT_QUEUED:
+        raise ConflictError(
+            f"An import of {repo.full_name} (job #{running.pk}) is waiting for the job queue; retry or cancel it."
+        )
     if running is not None:
         raise ConflictError(
             f"An import of {repo.full_name} is already under way (job #{running.pk}); wait for it to finish."
@@ -130,34 +168,39 @@ def github_import_start(
         cursor={"phase": "issues"},
     )
     if enqueue:
-        from annotator.tasks.github_imports import github_import_run
-
-        transaction.on_commit(lambda: github_import_run.delay(job.pk))
+        job_enqueue_on_commit(job=job)
     return job
 
 
 def github_import_continue(
     *, job: ImportJob, client: GitHubClient | None = None, progress: Progress | None = None
 ) -> ImportJob:
-    """Run a job from its cursor to the end. Idempotent: a finished job is left alone.
+    """Claim a job and run it from its cursor to the end. Idempotent: a finished or cancelled job is
+    left alone; JobBusyError while another live process runs it.
 
     Raises RateLimitedError (job left "waiting" with resume_at) when the client may not wait
     that long; GitHub refusals mark the job failed with the reason.
     """
-    job.refresh_from_db()
-    if job.status == ImportJob.Status.DONE:
-        return job
+    return job_run(
+        job=job,
+        run=lambda claimed: _github_import_claimed(claimed, client=client, progress=progress),
+        statuses=RESUMABLE,
+        error="",
+        resume_at=None,
+        started_at=Coalesce(F("started_at"), Now()),
+    )
+
+
+def _github_import_claimed(job: ImportJob, *, client: GitHubClient | None, progress: Progress | None) -> ImportJob:
     client = client or github_client_build()
     runner = _JobRunner(job=job, client=client, progress=progress)
-    job.status, job.error, job.resume_at = ImportJob.Status.RUNNING, "", None
-    job.started_at = job.started_at or timezone.now()
-    job.save(update_fields=["status", "error", "resume_at", "started_at", "updated_at"])
     try:
         runner.run()
     except RateLimitedError as exc:
         job.status = ImportJob.Status.WAITING
         job.resume_at = datetime.fromtimestamp(exc.reset_at, tz=timezone.get_current_timezone())
-        runner.save(fields=["status", "resume_at"])
+        job.attempts = 0  # parked in good order: the next claim is not a recovery from a dead worker
+        runner.save(fields=["status", "resume_at", "attempts"])
         raise
     except (GitHubError, DomainError) as exc:
         _fail(job, runner, exc.message)
