@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0011_agreement_labels_version'),
+        ('annotator', '0012_first_submissions'),
     ]
 
     operations = [
