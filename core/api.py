@@ -6,10 +6,11 @@ unknown URL under /api/, even a server error — answers ``{"error": {"code", "m
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, TooManyFieldsSent
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
-from rest_framework import exceptions
+from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -26,11 +27,46 @@ DOMAIN_CODES: dict[type[DomainError], str] = {
 API_PREFIX = "/api/"
 
 
+# An error repeats what the client sent (unknown keys, bad values): bounded, so a body of a hundred
+# thousand keys never comes back as a response of the same size.
+MAX_MESSAGE_CHARS = 1000
+MAX_ERROR_FIELDS = 50
+
+
+def _bounded_text(text: str) -> str:
+    return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS] + "… (cut)"
+
+
+def _bounded_fields(fields: Any) -> Any:
+    if isinstance(fields, dict):
+        items = list(fields.items())
+        kept = {str(key)[:200]: _bounded_fields(value) for key, value in items[:MAX_ERROR_FIELDS]}
+        if len(items) > MAX_ERROR_FIELDS:
+            kept["…"] = [f"and {len(items) - MAX_ERROR_FIELDS:,} more fields with errors"]
+        return kept
+    if isinstance(fields, list):
+        kept_list = [_bounded_fields(value) for value in fields[:MAX_ERROR_FIELDS]]
+        if len(fields) > MAX_ERROR_FIELDS:
+            kept_list.append(f"and {len(fields) - MAX_ERROR_FIELDS:,} more errors")
+        return kept_list
+    if isinstance(fields, str):
+        return _bounded_text(fields)
+    return fields
+
+
 def error_body(code: str, message: str, fields: Any = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"code": code, "message": message}
+    body: dict[str, Any] = {"code": code, "message": _bounded_text(message)}
     if fields:
-        body["fields"] = fields
+        body["fields"] = _bounded_fields(fields)
     return {"error": body}
+
+
+class RequestTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "request_too_large"
+
+    def __init__(self, limit: int):
+        super().__init__(f"The request body is larger than {limit:,} bytes.")
 
 
 def _domain_code(exc: DomainError) -> str:
@@ -50,6 +86,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = exceptions.NotFound(*exc.args)
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied(*exc.args)
+    elif isinstance(exc, RequestDataTooBig):  # Django's own bound on request.body
+        exc = RequestTooLarge(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    elif isinstance(exc, TooManyFieldsSent):
+        exc = exceptions.ParseError(f"The form has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} fields.")
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

@@ -119,12 +119,12 @@ class ReplicationPackageDownloadApi(APIView):
 
 
 urlpatterns = [
-    path("studies/<int:pk>/exports/<str:what>.<str:fmt>", ExportDownloadApi.as_view(), name="study_export"),
-    path("studies/<int:pk>/report/", ReportApi.as_view(), name="study_report"),
-    path("studies/<int:pk>/report/<slug:slug>.<str:fmt>", ReportTableApi.as_view(), name="study_report_table"),
-    path("studies/<int:pk>/replication-packages/", ReplicationPackagesApi.as_view(), name="study_replication_packages"),
+    path("studies/<id:pk>/exports/<str:what>.<str:fmt>", ExportDownloadApi.as_view(), name="study_export"),
+    path("studies/<id:pk>/report/", ReportApi.as_view(), name="study_report"),
+    path("studies/<id:pk>/report/<slug:slug>.<str:fmt>", ReportTableApi.as_view(), name="study_report_table"),
+    path("studies/<id:pk>/replication-packages/", ReplicationPackagesApi.as_view(), name="study_replication_packages"),
     path(
-        "studies/<int:pk>/replication-packages/<int:job_pk>.zip",
+        "studies/<id:pk>/replication-packages/<id:job_pk>.zip",
         ReplicationPackageDownloadApi.as_view(),
         name="study_replication_package",
     ),

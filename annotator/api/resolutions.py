@@ -135,6 +135,6 @@ class StudyIssueResolutionApi(APIView):
 
 
 urlpatterns = [
-    path("studies/<int:pk>/resolutions/", StudyResolutionsApi.as_view(), name="study_resolutions"),
-    path("study-issues/<int:pk>/resolution/", StudyIssueResolutionApi.as_view(), name="study_issue_resolution"),
+    path("studies/<id:pk>/resolutions/", StudyResolutionsApi.as_view(), name="study_resolutions"),
+    path("study-issues/<id:pk>/resolution/", StudyIssueResolutionApi.as_view(), name="study_issue_resolution"),
 ]

@@ -157,8 +157,8 @@ def send_back(request: HttpRequest, pk: int, study_issue_pk: int) -> HttpRespons
 
 
 urlpatterns = [
-    path("studies/<int:pk>/adjudication/", adjudication_queue_page, name="adjudication_queue"),
-    path("studies/<int:pk>/adjudication/settings/", adjudication_settings, name="adjudication_settings"),
-    path("studies/<int:pk>/adjudication/<int:study_issue_pk>/", adjudicate, name="adjudicate"),
-    path("studies/<int:pk>/adjudication/<int:study_issue_pk>/send-back/", send_back, name="adjudication_send_back"),
+    path("studies/<id:pk>/adjudication/", adjudication_queue_page, name="adjudication_queue"),
+    path("studies/<id:pk>/adjudication/settings/", adjudication_settings, name="adjudication_settings"),
+    path("studies/<id:pk>/adjudication/<id:study_issue_pk>/", adjudicate, name="adjudicate"),
+    path("studies/<id:pk>/adjudication/<id:study_issue_pk>/send-back/", send_back, name="adjudication_send_back"),
 ]

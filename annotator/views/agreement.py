@@ -171,7 +171,7 @@ def agreement_leave_pilot(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 urlpatterns = [
-    path("studies/<int:pk>/agreement/", agreement_page, name="study_agreement"),
-    path("studies/<int:pk>/agreement/cell/", agreement_cell_page, name="study_agreement_cell"),
-    path("studies/<int:pk>/agreement/leave-pilot/", agreement_leave_pilot, name="study_leave_pilot"),
+    path("studies/<id:pk>/agreement/", agreement_page, name="study_agreement"),
+    path("studies/<id:pk>/agreement/cell/", agreement_cell_page, name="study_agreement_cell"),
+    path("studies/<id:pk>/agreement/leave-pilot/", agreement_leave_pilot, name="study_leave_pilot"),
 ]

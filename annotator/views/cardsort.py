@@ -99,8 +99,8 @@ def study_cardsort_apply(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 urlpatterns = [
-    path("studies/<int:pk>/cardsort/", study_cardsort, name="study_cardsort"),
-    path("studies/<int:pk>/cardsort/decide/", study_cardsort_decide, name="study_cardsort_decide"),
-    path("studies/<int:pk>/cardsort/undo/", study_cardsort_undo, name="study_cardsort_undo"),
-    path("studies/<int:pk>/cardsort/apply/", study_cardsort_apply, name="study_cardsort_apply"),
+    path("studies/<id:pk>/cardsort/", study_cardsort, name="study_cardsort"),
+    path("studies/<id:pk>/cardsort/decide/", study_cardsort_decide, name="study_cardsort_decide"),
+    path("studies/<id:pk>/cardsort/undo/", study_cardsort_undo, name="study_cardsort_undo"),
+    path("studies/<id:pk>/cardsort/apply/", study_cardsort_apply, name="study_cardsort_apply"),
 ]

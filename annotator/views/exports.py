@@ -112,22 +112,22 @@ def replication_download(request: HttpRequest, pk: int, job_pk: int) -> FileResp
 
 
 urlpatterns = [
-    path("studies/<int:pk>/exports/", exports_page, name="study_exports"),
+    path("studies/<id:pk>/exports/", exports_page, name="study_exports"),
     path(
-        "studies/<int:pk>/exports/replication/<int:job_pk>/retry/",
+        "studies/<id:pk>/exports/replication/<id:job_pk>/retry/",
         replication_job_action,
         {"action": "retry"},
         name="study_replication_retry",
     ),
     path(
-        "studies/<int:pk>/exports/replication/<int:job_pk>/cancel/",
+        "studies/<id:pk>/exports/replication/<id:job_pk>/cancel/",
         replication_job_action,
         {"action": "cancel"},
         name="study_replication_cancel",
     ),
-    path("studies/<int:pk>/exports/<str:what>.<str:fmt>", export_download, name="study_export_download"),
-    path("studies/<int:pk>/exports/replication/", replication_build, name="study_replication_build"),
+    path("studies/<id:pk>/exports/<str:what>.<str:fmt>", export_download, name="study_export_download"),
+    path("studies/<id:pk>/exports/replication/", replication_build, name="study_replication_build"),
     path(
-        "studies/<int:pk>/exports/replication/<int:job_pk>.zip", replication_download, name="study_replication_download"
+        "studies/<id:pk>/exports/replication/<id:job_pk>.zip", replication_download, name="study_replication_download"
     ),
 ]

@@ -134,7 +134,7 @@ def github_job_status(request: HttpRequest, pk: int) -> JsonResponse:
 
 urlpatterns = [
     path("imports/github/", github_import, name="github_import"),
-    path("imports/github/repositories/<int:pk>/sync/", github_sync_now, name="github_sync_now"),
-    path("imports/github/jobs/<int:pk>/", github_job, name="github_job"),
-    path("imports/github/jobs/<int:pk>/status/", github_job_status, name="github_job_status"),
+    path("imports/github/repositories/<id:pk>/sync/", github_sync_now, name="github_sync_now"),
+    path("imports/github/jobs/<id:pk>/", github_job, name="github_job"),
+    path("imports/github/jobs/<id:pk>/status/", github_job_status, name="github_job_status"),
 ]

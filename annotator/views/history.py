@@ -28,5 +28,5 @@ def study_issue_history(request: HttpRequest, pk: int, study_issue_pk: int) -> H
 
 
 urlpatterns = [
-    path("studies/<int:pk>/issues/<int:study_issue_pk>/history/", study_issue_history, name="study_issue_history"),
+    path("studies/<id:pk>/issues/<id:study_issue_pk>/history/", study_issue_history, name="study_issue_history"),
 ]

@@ -150,8 +150,8 @@ def job_status(job: ImportJob) -> dict:
 
 urlpatterns = [
     path("imports/", import_list, name="import_list"),
-    path("imports/<int:pk>/", import_detail, name="import_detail"),
-    path("imports/<int:pk>/status", import_status, name="import_status"),
-    path("imports/<int:pk>/retry/", import_job_action, {"action": "retry"}, name="import_retry"),
-    path("imports/<int:pk>/cancel/", import_job_action, {"action": "cancel"}, name="import_cancel"),
+    path("imports/<id:pk>/", import_detail, name="import_detail"),
+    path("imports/<id:pk>/status", import_status, name="import_status"),
+    path("imports/<id:pk>/retry/", import_job_action, {"action": "retry"}, name="import_retry"),
+    path("imports/<id:pk>/cancel/", import_job_action, {"action": "cancel"}, name="import_cancel"),
 ]

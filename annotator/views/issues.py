@@ -67,5 +67,5 @@ def issue_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 urlpatterns = [
     path("issues/", issue_list, name="issue_list"),
-    path("issues/<int:pk>/", issue_detail, name="issue_detail"),
+    path("issues/<id:pk>/", issue_detail, name="issue_detail"),
 ]

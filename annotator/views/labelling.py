@@ -136,8 +136,8 @@ def label_skip(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRespons
 
 
 urlpatterns = [
-    path("studies/<int:pk>/queue/", study_queue, name="study_queue"),
-    path("studies/<int:pk>/next/", study_next, name="study_next"),
-    path("studies/<int:pk>/label/<int:assignment_pk>/", label, name="label"),
-    path("studies/<int:pk>/label/<int:assignment_pk>/skip/", label_skip, name="label_skip"),
+    path("studies/<id:pk>/queue/", study_queue, name="study_queue"),
+    path("studies/<id:pk>/next/", study_next, name="study_next"),
+    path("studies/<id:pk>/label/<id:assignment_pk>/", label, name="label"),
+    path("studies/<id:pk>/label/<id:assignment_pk>/skip/", label_skip, name="label_skip"),
 ]

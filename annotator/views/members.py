@@ -73,7 +73,7 @@ def member_remove(request: HttpRequest, pk: int, member_pk: int) -> HttpResponse
 
 
 urlpatterns = [
-    path("studies/<int:pk>/members/add/", member_add, name="study_member_add"),
-    path("studies/<int:pk>/members/<int:member_pk>/role/", member_role, name="study_member_role"),
-    path("studies/<int:pk>/members/<int:member_pk>/remove/", member_remove, name="study_member_remove"),
+    path("studies/<id:pk>/members/add/", member_add, name="study_member_add"),
+    path("studies/<id:pk>/members/<id:member_pk>/role/", member_role, name="study_member_role"),
+    path("studies/<id:pk>/members/<id:member_pk>/remove/", member_remove, name="study_member_remove"),
 ]

@@ -61,6 +61,6 @@ def study_unpublish_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 urlpatterns = [
     path("p/<slug:slug>/", public_study, name="public_study_page"),
-    path("studies/<int:pk>/publish/", study_publish_view, name="study_publish"),
-    path("studies/<int:pk>/unpublish/", study_unpublish_view, name="study_unpublish"),
+    path("studies/<id:pk>/publish/", study_publish_view, name="study_publish"),
+    path("studies/<id:pk>/unpublish/", study_unpublish_view, name="study_unpublish"),
 ]

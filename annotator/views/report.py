@@ -44,6 +44,6 @@ def report_table_download(request: HttpRequest, pk: int, slug: str, fmt: str) ->
 
 
 urlpatterns = [
-    path("studies/<int:pk>/report/", report_page, name="study_report"),
-    path("studies/<int:pk>/report/<slug:slug>.<str:fmt>", report_table_download, name="study_report_table"),
+    path("studies/<id:pk>/report/", report_page, name="study_report"),
+    path("studies/<id:pk>/report/<slug:slug>.<str:fmt>", report_table_download, name="study_report_table"),
 ]

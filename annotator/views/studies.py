@@ -152,7 +152,7 @@ def study_draw(request: HttpRequest, pk: int) -> HttpResponse:
 urlpatterns = [
     path("studies/", study_list, name="study_list"),
     path("studies/new/", study_new, name="study_create"),
-    path("studies/<int:pk>/", study_detail, name="study_detail"),
-    path("studies/<int:pk>/edit/", study_edit, name="study_edit"),
-    path("studies/<int:pk>/draw/", study_draw, name="study_draw"),
+    path("studies/<id:pk>/", study_detail, name="study_detail"),
+    path("studies/<id:pk>/edit/", study_edit, name="study_edit"),
+    path("studies/<id:pk>/draw/", study_draw, name="study_draw"),
 ]

@@ -72,5 +72,5 @@ def study_version(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 urlpatterns = [
-    path("studies/<int:pk>/version/", study_version, name="study_version"),
+    path("studies/<id:pk>/version/", study_version, name="study_version"),
 ]

@@ -1,0 +1,87 @@
+"""API body parsers with bounds: size, number of keys, and no NUL in any text.
+
+These read at most DATA_UPLOAD_MAX_MEMORY_SIZE (413 past it; core.api turns Django's own
+RequestDataTooBig into the same answer), count the keys of every JSON object as it is parsed
+(400 past API_JSON_MAX_KEYS, so a body of a hundred thousand unknown keys is refused before any
+serializer or service looks at it), and refuse text no database column can hold.
+"""
+
+from django.conf import settings
+from django.core.exceptions import TooManyFieldsSent
+from django.http import QueryDict
+from rest_framework import exceptions
+from rest_framework.parsers import FormParser, JSONParser, get_encoding
+from rest_framework.utils import json
+
+from .api import RequestTooLarge
+
+
+class _TooManyKeys(Exception):
+    pass
+
+
+def read_bounded(stream) -> bytes:
+    """The body, or RequestTooLarge once it passes DATA_UPLOAD_MAX_MEMORY_SIZE (never read further).
+
+    DRF hands these parsers `request.body`, which Django has already checked against the declared
+    length; this bound holds whatever stream a parser is given."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    raw = stream.read() if limit is None else stream.read(limit + 1)
+    if limit is not None and len(raw) > limit:
+        raise RequestTooLarge(limit)
+    return raw
+
+
+def _has_nul(value) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+class BoundedJSONParser(JSONParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        raw = read_bounded(stream)
+        encoding = get_encoding(parser_context or {})
+        limit = settings.API_JSON_MAX_KEYS
+        seen = 0
+
+        def count_keys(pairs: list) -> dict:
+            nonlocal seen
+            seen += len(pairs)
+            if seen > limit:
+                raise _TooManyKeys
+            return dict(pairs)
+
+        try:
+            data = json.loads(
+                raw.decode(encoding),
+                object_pairs_hook=count_keys,
+                parse_constant=json.strict_constant if self.strict else None,
+            )
+        except _TooManyKeys:
+            raise exceptions.ParseError(f"The JSON body has more than {limit:,} keys.") from None
+        except ValueError as exc:  # UnicodeDecodeError included
+            raise exceptions.ParseError(f"JSON parse error - {str(exc)[:200]}") from None
+        if _has_nul(data):
+            raise exceptions.ParseError("Text may not contain NUL characters.")
+        return data
+
+
+class BoundedFormParser(FormParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        raw = read_bounded(stream)
+        try:
+            return QueryDict(raw, encoding=get_encoding(parser_context or {}))
+        except TooManyFieldsSent:
+            raise exceptions.ParseError(
+                f"The form has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} fields."
+            ) from None

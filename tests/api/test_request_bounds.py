@@ -1,0 +1,93 @@
+"""Request bodies are bounded: too large answers 413, too many keys or NUL text 400, and nothing the
+client sent comes back in bulk."""
+
+import json
+import time
+
+import pytest
+from django.test import override_settings
+
+from annotator.models import Annotation
+
+pytestmark = pytest.mark.django_db
+
+
+def draft_url(world) -> str:
+    return f"/api/v1/annotations/{world.a.annotation.pk}/draft/"
+
+
+def unknown_keys(n: int) -> bytes:
+    values = {f"no_such_dimension_{i}": [1] for i in range(n)}
+    return json.dumps({"version": 1, "values": values}).encode()
+
+
+def put_raw(client, url: str, body: bytes, content_type: str = "application/json"):
+    return client.generic("PUT", url, body, content_type=content_type)
+
+
+def snapshot(world) -> tuple:
+    annotation = Annotation.objects.get(pk=world.a.annotation.pk)
+    return annotation.version, annotation.note, annotation.updated_at
+
+
+def test_a_six_megabyte_draft_is_refused_quickly_with_413(world, api_as):
+    body = unknown_keys(400_000)
+    assert len(body) > 6_000_000
+    before = snapshot(world)
+    client = api_as("rater_a")
+    client.get(draft_url(world))  # the first request of a process loads the URLs and views: not timed
+    started = time.perf_counter()
+    response = put_raw(client, draft_url(world), body)
+    elapsed = time.perf_counter() - started
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "request_too_large"
+    assert len(response.content) < 1000 and elapsed < 1.0
+    assert snapshot(world) == before
+
+
+def test_a_body_without_a_content_length_is_still_cut_at_the_limit(world, api_as):
+    with override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=1000):
+        client = api_as("rater_a")
+        response = client.generic("PUT", draft_url(world), unknown_keys(200), content_type="application/json")
+    assert response.status_code == 413
+
+
+def test_too_many_keys_within_the_size_limit_are_refused_without_echo(world, api_as):
+    body = unknown_keys(50_000)
+    assert len(body) < 2_500_000
+    response = put_raw(api_as("rater_a"), draft_url(world), body)
+    assert response.status_code == 400
+    assert "more than 10,000 keys" in response.json()["error"]["message"]
+    assert len(response.content) < 1000
+
+
+def test_unknown_keys_under_the_key_limit_are_not_echoed_in_bulk(world, api_as):
+    response = put_raw(api_as("rater_a"), draft_url(world), unknown_keys(5_000))
+    assert response.status_code == 400
+    assert len(response.content) < 5000, f"the error repeats the request: {len(response.content)} bytes"
+
+
+@pytest.mark.parametrize("body", ['{"version": 1, "note": "a\\u0000b"}', '{"version": 1, "\\u0000": 1}'])
+def test_nul_characters_in_json_text_are_refused_with_400(world, api_as, body):
+    before = snapshot(world)
+    response = put_raw(api_as("rater_a"), draft_url(world), body.encode())
+    assert response.status_code == 400
+    assert "NUL" in response.json()["error"]["message"]
+    assert snapshot(world) == before
+
+
+def test_a_huge_url_encoded_form_is_refused_too(world, api_as):
+    body = ("&".join(f"k{i}=v" for i in range(300_000))).encode()
+    response = put_raw(api_as("rater_a"), draft_url(world), body, "application/x-www-form-urlencoded")
+    assert response.status_code == 413
+
+
+def test_too_many_form_fields_are_refused_with_400(world, api_as):
+    body = ("&".join(f"k{i}=v" for i in range(6_000))).encode()
+    response = put_raw(api_as("rater_a"), draft_url(world), body, "application/x-www-form-urlencoded")
+    assert response.status_code == 400 and "fields" in response.json()["error"]["message"]
+
+
+def test_an_ordinary_draft_still_saves(world, api_as):
+    response = put_raw(api_as("rater_a"), draft_url(world), json.dumps({"version": 1, "note": "fine"}).encode())
+    assert response.status_code == 200, response.content
