@@ -1,4 +1,4 @@
-"""URL converters. `<id:pk>` is `<id:pk>` bounded to the database's ids (a signed 64-bit integer).
+"""URL converters. `<id:pk>` is `<int:pk>` bounded to the database's ids (a signed 64-bit integer).
 
 An id of twenty digits matches `<id:>` and then breaks the query (SQLite cannot bind it); bounded
 here, it simply matches no URL: 404 before any view runs.
