@@ -134,6 +134,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    # Not a rule: revokes the user's API token whenever a password change is saved (core/tokens.py).
+    {"NAME": "core.tokens.RevokeTokensOnPasswordChange"},
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

@@ -16,6 +16,8 @@ urlpatterns = [
     path("healthz", core_views.healthz, name="healthz"),
     path("accounts/login/", views_account.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("account/", views_account.account, name="account"),
+    path("account/password/", views_account.PasswordChangeView.as_view(), name="account_password"),
     path("account/tokens/", views_tokens.tokens, name="account_tokens"),
     path("admin/", admin.site.urls),
     path("api/v1/", include((api_v1, "api"), namespace="api")),

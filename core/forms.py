@@ -2,11 +2,12 @@
 
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm
 
 from .errors import RateLimitedError
 from .login_limits import login_attempt_start, login_attempt_succeeded
 from .network import client_address
+from .tokens import user_password_set
 
 
 class _LimitedSignInMixin:
@@ -36,3 +37,11 @@ class LimitedAuthenticationForm(_LimitedSignInMixin, AuthenticationForm):
 
 class LimitedAdminAuthenticationForm(_LimitedSignInMixin, AdminAuthenticationForm):
     pass
+
+
+class AccountPasswordChangeForm(PasswordChangeForm):
+    """Django's password change (old password, new one twice, the validators), saved through the service."""
+
+    def save(self, commit: bool = True):
+        user_password_set(user=self.user, password=self.cleaned_data["new_password1"])
+        return self.user

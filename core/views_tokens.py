@@ -6,27 +6,15 @@ says when the token was created. Responses are not cached so the key does not li
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 from rest_framework.authtoken.models import Token
 
+from .tokens import token_issue, token_revoke
+
 ACTIONS = {"create", "regenerate", "revoke"}
-
-
-@transaction.atomic
-def token_issue(*, user) -> Token:
-    """A fresh token for the user; any previous one stops working at once."""
-    Token.objects.filter(user=user).delete()
-    return Token.objects.create(user=user)
-
-
-@transaction.atomic
-def token_revoke(*, user) -> bool:
-    deleted, _ = Token.objects.filter(user=user).delete()
-    return bool(deleted)
 
 
 @never_cache
