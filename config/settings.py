@@ -166,6 +166,18 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = int(os.environ.get("REQUEST_MAX_FIELDS", "5000")
 API_JSON_MAX_KEYS = int(os.environ.get("API_JSON_MAX_KEYS", "10000"))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 IMPORT_UPLOAD_MAX_BYTES = int(os.environ.get("IMPORT_UPLOAD_MAX_BYTES", str(200 * 1024 * 1024)))
+# Replication packages come from other teams: the zip's files are checked against these before reading.
+PACKAGE_MAX_UNCOMPRESSED_BYTES = int(os.environ.get("PACKAGE_MAX_UNCOMPRESSED_BYTES", str(2 * 1024**3)))
+PACKAGE_MAX_ENTRY_BYTES = int(os.environ.get("PACKAGE_MAX_ENTRY_BYTES", str(1024**3)))
+PACKAGE_MAX_ENTRIES = int(os.environ.get("PACKAGE_MAX_ENTRIES", "100"))
+# Rater spreadsheets (the wizard and import_sheets): upload size, what a workbook may expand to, the
+# rows and columns read, and how long an upload left in an unfinished wizard is kept.
+SHEETS_UPLOAD_MAX_BYTES = int(os.environ.get("SHEETS_UPLOAD_MAX_BYTES", str(20 * 1024 * 1024)))
+SHEETS_MAX_UNCOMPRESSED_BYTES = int(os.environ.get("SHEETS_MAX_UNCOMPRESSED_BYTES", str(200 * 1024 * 1024)))
+SHEETS_MAX_ROWS = int(os.environ.get("SHEETS_MAX_ROWS", "100000"))
+SHEETS_MAX_COLUMNS = int(os.environ.get("SHEETS_MAX_COLUMNS", "1000"))
+SHEETS_MAX_CELLS = int(os.environ.get("SHEETS_MAX_CELLS", "1000000"))
+SHEETS_UPLOAD_RETENTION_HOURS = int(os.environ.get("SHEETS_UPLOAD_RETENTION_HOURS", "24"))
 
 # Caching: Redis when configured (shared by all web workers), else per-process memory.
 if REDIS_CACHE_URL := os.environ.get("CACHE_URL", ""):
@@ -211,6 +223,8 @@ if JOB_STALE_SECONDS < 2 * JOB_HEARTBEAT_SECONDS:
     raise ImproperlyConfigured("JOB_STALE_SECONDS must be at least twice JOB_HEARTBEAT_SECONDS.")
 if JOB_REAPER_SECONDS > 0:
     CELERY_BEAT_SCHEDULE["jobs-reap"] = {"task": "annotator.jobs_reap", "schedule": JOB_REAPER_SECONDS}
+# Hourly: delete the spreadsheets of import wizards left unfinished for SHEETS_UPLOAD_RETENTION_HOURS.
+CELERY_BEAT_SCHEDULE["sheets-uploads-clean"] = {"task": "annotator.sheets_uploads_clean", "schedule": 3600.0}
 # A rate-limit wait longer than this re-schedules a Celery job instead of sleeping in the worker.
 GITHUB_INLINE_WAIT_SECONDS = int(os.environ.get("GITHUB_INLINE_WAIT_SECONDS", "60"))
 

@@ -1,23 +1,26 @@
 """The spreadsheet import wizard: upload -> map columns -> review labels -> confirm.
 
 The wizard's state (where the uploaded files are stored and the choices so far) lives in the session; the
-files are kept under MEDIA_ROOT/imports/sheets/ as the source of the imported round.
+files are kept under MEDIA_ROOT/imports/sheets/, under names the server chose, until the wizard completes
+(a periodic clean-up deletes those of abandoned wizards). An upload is limited in size while it arrives.
 """
 
-import uuid
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.core.files.storage import default_storage
+from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
 from django.utils.text import get_valid_filename
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods
 
 from annotator.forms.sheets import SheetsColumnsForm, SheetsLabelsForm, SheetsUploadForm
+from annotator.importers.archives import format_bytes
 from annotator.importers.sheets import SheetReadError, read_sheets
 from annotator.services.sheets_import import (
     SheetsImportError,
@@ -25,9 +28,16 @@ from annotator.services.sheets_import import (
     column_map_parse,
     mapping_from_rows,
     mapping_rows,
+    sheet_limits,
     sheets_import,
     sheets_import_dimensions,
     sheets_import_plan,
+)
+from annotator.services.sheets_import.uploads import (
+    sheets_upload_path,
+    sheets_uploads_clean,
+    sheets_uploads_delete,
+    sheets_uploads_store,
 )
 from core.errors import PermissionDeniedError
 from core.permissions import can_manage_imports
@@ -47,7 +57,31 @@ def _state(request: HttpRequest, *, needs: str) -> dict | None:
 
 
 def _paths(state: dict) -> tuple[Path, ...]:
-    return tuple(Path(default_storage.path(stored)) for stored, _ in state["files"])
+    return tuple(Path(sheets_upload_path(stored)) for stored, _ in state["files"])
+
+
+def _display_names(paths: tuple[Path, ...], state: dict) -> dict[str, str]:
+    return {str(p): name for p, (_, name) in zip(paths, state["files"], strict=True)}
+
+
+class UploadSizeLimit(FileUploadHandler):
+    """Stops reading an upload once its files exceed the limit, before they fill the disk."""
+
+    def __init__(self, request, *, limit: int):
+        super().__init__(request)
+        self.limit = limit
+        self.received = 0
+        self.exceeded = False
+
+    def receive_data_chunk(self, raw_data, start):
+        self.received += len(raw_data)
+        if self.received > self.limit:
+            self.exceeded = True
+            raise StopUpload(connection_reset=False)  # the rest of the body is read and dropped, not stored
+        return raw_data
+
+    def file_complete(self, file_size):
+        return None  # the next handler builds the file
 
 
 def _import_request(state: dict) -> SheetsImportRequest:
@@ -64,34 +98,50 @@ def _import_request(state: dict) -> SheetsImportRequest:
         accept_suggestions=state.get("mapping") is None,
         taxonomy=state.get("taxonomy") or None,
         add_unknown_labels=bool(state.get("add_unknown")),
-        display_names={str(p): name for p, (_, name) in zip(paths, state["files"], strict=True)},
+        display_names=_display_names(paths, state),
     )
 
 
+@csrf_exempt  # checked by _sheets_upload, once the size limit is in place (reading the token reads the body)
 @login_required
 @require_http_methods(["GET", "POST"])
 def sheets_upload(request: HttpRequest) -> HttpResponse:
     _require_rights(request)
-    status = 200
+    limit = UploadSizeLimit(request, limit=settings.SHEETS_UPLOAD_MAX_BYTES)
+    request.upload_handlers.insert(0, limit)
+    return _sheets_upload(request, limit)
+
+
+@csrf_protect
+def _sheets_upload(request: HttpRequest, limit: UploadSizeLimit) -> HttpResponse:
+    status, too_large = 200, ""
     if request.method == "POST":
         form = SheetsUploadForm(request.POST, request.FILES)
-        if form.is_valid():
-            folder = f"imports/sheets/{uuid.uuid4().hex}"
-            stored = [
-                (default_storage.save(f"{folder}/{get_valid_filename(upload.name)}", upload), upload.name)
-                for upload in form.cleaned_data["files"]
-            ]
+        if limit.exceeded:
+            form = SheetsUploadForm(initial={"study": request.POST.get("study", "")})
+            too_large = (
+                f"The files are larger than {format_bytes(limit.limit)} together, the most this page accepts; "
+                "delete what is not part of the study from them, or import them with the import_sheets command."
+            )
+            status = 413
+        elif form.is_valid():
+            previous = request.session.get(SESSION_KEY)
+            if previous and previous.get("files"):  # a wizard started again: its earlier files are not needed
+                sheets_uploads_delete(stored=[stored for stored, _ in previous["files"]])
+            sheets_uploads_clean()  # also without celery beat (the embedded default), abandoned uploads go
             taxonomy = form.cleaned_data["taxonomy"]
             request.session[SESSION_KEY] = {
-                "files": stored,
+                "files": sheets_uploads_store(uploads=form.cleaned_data["files"]),
                 "study": form.cleaned_data["study"].strip(),
                 "taxonomy": taxonomy.slug if taxonomy else None,
             }
             return redirect("annotator:sheets_columns")
-        status = 400
+        else:
+            status = 400
     else:
         form = SheetsUploadForm(initial={"study": request.GET.get("study", "")})
-    return render(request, "annotator/sheets/upload.html", {"form": form, "step": 1}, status=status)
+    context = {"form": form, "step": 1, "max_size": format_bytes(limit.limit), "too_large": too_large}
+    return render(request, "annotator/sheets/upload.html", context, status=status)
 
 
 @login_required
@@ -102,8 +152,9 @@ def sheets_columns(request: HttpRequest) -> HttpResponse:
     if state is None:
         return redirect("annotator:sheets_upload")
     try:
-        sheets = read_sheets(list(_paths(state)))
-    except SheetReadError as exc:
+        paths = _paths(state)
+        sheets = read_sheets(list(paths), limits=sheet_limits(), display_names=_display_names(paths, state))
+    except (SheetReadError, SheetsImportError) as exc:
         messages.error(request, str(exc))
         return redirect("annotator:sheets_upload")
     headers = list(dict.fromkeys(h for sheet in sheets.values() for h in sheet.headers if h.strip()))
@@ -172,7 +223,11 @@ def sheets_confirm(request: HttpRequest) -> HttpResponse:
     state = _state(request, needs="mapping")
     if state is None:
         return redirect("annotator:sheets_upload")
-    import_request = _import_request(state)
+    try:
+        import_request = _import_request(state)
+    except SheetsImportError as exc:
+        messages.error(request, exc.message)
+        return redirect("annotator:sheets_upload")
     status, errors = 200, []
     if request.method == "POST":
         try:
@@ -183,9 +238,14 @@ def sheets_confirm(request: HttpRequest) -> HttpResponse:
             errors, status = [exc.summary, *exc.problems], 400
         else:
             del request.session[SESSION_KEY]
+            sheets_uploads_delete(stored=[stored for stored, _ in state["files"]])
             messages.success(request, result.summary())
             return redirect("annotator:study_detail", pk=result.study.pk)
-    plan = sheets_import_plan(request=import_request)
+    try:
+        plan = sheets_import_plan(request=import_request)
+    except SheetsImportError as exc:
+        messages.error(request, exc.message)
+        return redirect("annotator:sheets_upload")
     context = {
         "plan": plan,
         "errors": errors or plan.errors,

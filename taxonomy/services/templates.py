@@ -62,11 +62,17 @@ def taxonomy_template_load(*, source: str | Path, status: str = TaxonomyVersion.
         record = parse_template(path.read_bytes(), filename=path.name)
     except TemplateInvalid as exc:
         raise TemplateError(exc.lines) from exc
-    return _persist(record, source_name=path.name, status=status)
+    return taxonomy_template_record_load(record=record, source_name=path.name, status=status)
 
 
 @transaction.atomic
-def _persist(record: TemplateRecord, *, source_name: str, status: str) -> TemplateLoadResult:
+def taxonomy_template_record_load(
+    *, record: TemplateRecord, source_name: str, status: str = TaxonomyVersion.Status.PUBLISHED
+) -> TemplateLoadResult:
+    """Load an already parsed and validated template (``parse_template``), e.g. one read from an archive:
+    no file path is involved, so nothing read from outside ever names a file."""
+    if status not in TaxonomyVersion.Status.values:
+        raise ValueError(f"status must be one of {TaxonomyVersion.Status.values}, got {status!r}")
     taxonomy, _ = Taxonomy.objects.get_or_create(slug=record.slug, defaults={"name": record.name})
     # One loader at a time per taxonomy, so two loads cannot both take the next version number.
     taxonomy = Taxonomy.objects.select_for_update().get(pk=taxonomy.pk)

@@ -7,6 +7,8 @@ Steps and the functions for each:
    and .csv (UTF-8, delimiter sniffed) files. A ``Sheet`` has ``name``, ``source`` (file name), ``headers``
    (as written) and ``rows``: ``SheetRow(line, values)`` with ``values`` keyed by ``normalise_header``; empty
    rows and empty unnamed columns are dropped; 1.0 reads as "1". Unreadable input raises ``SheetReadError``.
+   Only real cells are read (a declared sheet range is not trusted) and ``SheetLimits`` caps the rows, the
+   columns, the cells and what a workbook may expand to: input beyond a limit is refused, never truncated.
 2. ``find_column(sheet, "Leaf Category")`` finds a column despite case, spacing, a " Final" suffix and small
    typos ("Issue Type ", "Distributed-specified").
 3. ``extract_ratings(sheets, key="Link", raters=["label1", "label2"], final="Final", mapping={dimension:
@@ -34,11 +36,21 @@ from .ratings import (
     level_matrices,
     normalise_key,
 )
-from .reading import Sheet, SheetReadError, SheetRow, cell_text, find_column, normalise_header, read_sheets
+from .reading import (
+    Sheet,
+    SheetLimits,
+    SheetReadError,
+    SheetRow,
+    cell_text,
+    find_column,
+    normalise_header,
+    read_sheets,
+)
 
 __all__ = [
     "RatingTable",
     "Sheet",
+    "SheetLimits",
     "SheetProblem",
     "SheetReadError",
     "SheetRow",

@@ -3,27 +3,35 @@
 The package holds everything needed: the taxonomy in the template schema (loaded through the taxonomy
 service, so an unchanged taxonomy is reused), the issues in the shape ``import_issues`` reads, the sample,
 every rater's labels and the final labels. Raters become inactive accounts named by their pseudonym.
-Everything is written in one transaction; files are read line by line and written in batches.
+
+A package comes from outside, so it is read as hostile: the archive's stated sizes are checked against the
+limits before anything is decompressed, files are streamed line by line with a cap on a line's length,
+every record of every file is checked against the package schema (``package_schema``) before anything is
+written, and no value from the package ever names a file. Then everything is written in one transaction,
+in batches; a reference that does not hold (a sample naming an unknown issue) rolls it all back.
 """
 
 import hashlib
-import io
-import json
-import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import groupby, islice
 from pathlib import Path
+from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 
-from annotator.importers.files import parse_issue_file
+from annotator.importers.archives import ArchiveLimits, ArchiveTooLarge, archive_check, bounded_lines, format_bytes
+from annotator.importers.files import record_from_mapping
+from annotator.importers.files.fields import InvalidRecord
 from annotator.models import (
     Annotation,
     AnnotationHistory,
@@ -43,15 +51,41 @@ from annotator.services.progress import rater_progress_rebuild
 from annotator.services.resolutions import RaterLabels, compare_labels
 from core.errors import DomainError
 from taxonomy.models import Category, Dimension
-from taxonomy.services.templates import taxonomy_template_load
+from taxonomy.services.templates import taxonomy_template_record_load
+from taxonomy.template_schema import CategoryRecord, TemplateInvalid, TemplateRecord, parse_template
 
 from .package import MANIFEST, PACKAGE_FORMAT
+from .package_schema import parse_json, record_problems
 
 BATCH = 2000
+LINE_MAX_BYTES = 4 << 20  # one JSON Lines record; the writer's longest are a few kilobytes
+DOCUMENT_MAX_BYTES = 16 << 20  # study.json, taxonomy/taxonomy.json and SHA256SUMS are read whole
+PROBLEMS_SHOWN = 20
+STUDY_FILE = "study.json"
+TAXONOMY_FILE = "taxonomy/taxonomy.json"
+ISSUES_FILE = "data/issues.jsonl"
+SAMPLE_FILE = "data/sample.jsonl"
+LABELS_FILE = "data/labels.jsonl"
+FINAL_FILE = "data/final_labels.jsonl"
+READ_FILES = (STUDY_FILE, TAXONOMY_FILE, ISSUES_FILE, SAMPLE_FILE, LABELS_FILE, FINAL_FILE)
 
 
 class PackageError(DomainError):
-    pass
+    """A package that cannot be imported. ``problems`` has one line per problem: file, line, field, what."""
+
+    def __init__(self, message: str, *, problems: list[str] | None = None):
+        self.problems = problems or []
+        shown = self.problems[:PROBLEMS_SHOWN]
+        text = message if not shown else message + "\n" + "\n".join(f"  {p}" for p in shown)
+        super().__init__(text)
+
+
+def package_limits() -> ArchiveLimits:
+    return ArchiveLimits(
+        max_total_bytes=settings.PACKAGE_MAX_UNCOMPRESSED_BYTES,
+        max_entry_bytes=settings.PACKAGE_MAX_ENTRY_BYTES,
+        max_entries=settings.PACKAGE_MAX_ENTRIES,
+    )
 
 
 @dataclass(slots=True)
@@ -70,41 +104,74 @@ class StudyImportResult:
         )
 
 
+@contextmanager
+def _readable(what: str):
+    """Damage found while decompressing (a failed CRC, a truncated stream) ends as a PackageError."""
+    try:
+        yield
+    except ArchiveTooLarge as exc:
+        raise PackageError(str(exc)) from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as exc:
+        raise PackageError(f"{what} cannot be read ({exc}); the package is damaged, download it again.") from None
+
+
 class _Package:
-    def __init__(self, archive: zipfile.ZipFile):
+    """The files of a package, found by their place under the folder that holds SHA256SUMS; never extracted."""
+
+    def __init__(self, archive: zipfile.ZipFile, *, name: str):
         self.archive = archive
-        names = archive.namelist()
-        manifests = [n for n in names if n.rsplit("/", 1)[-1] == MANIFEST]
+        with _readable(name):
+            archive_check(archive, package_limits(), name=name)
+        manifests = sorted(n for n in archive.namelist() if n.rsplit("/", 1)[-1] == MANIFEST)
         if not manifests:
             raise PackageError(f"This zip has no {MANIFEST}: it is not a replication package of this tool.")
         self.root = manifests[0][: -len(MANIFEST)]
 
-    def read(self, name: str) -> bytes:
+    def _open(self, name: str):
         try:
-            return self.archive.read(self.root + name)
+            return self.archive.open(self.root + name)
         except KeyError:
             raise PackageError(f"The package lacks {name}; build it again from the study's export page.") from None
 
-    def lines(self, name: str) -> Iterator[dict]:
+    def read(self, name: str, *, max_bytes: int = DOCUMENT_MAX_BYTES) -> bytes:
+        with _readable(name), self._open(name) as handle:
+            data = handle.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise PackageError(f"{name} is larger than {format_bytes(max_bytes)}; it is not a file this tool wrote.")
+        return data
+
+    def document(self, name: str) -> Any:
         try:
-            handle = self.archive.open(self.root + name)
-        except KeyError:
-            raise PackageError(f"The package lacks {name}; build it again from the study's export page.") from None
-        with io.TextIOWrapper(handle, encoding="utf-8") as text:
-            for number, line in enumerate(text, start=1):
-                if line.strip():
-                    try:
-                        yield json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise PackageError(f"{name} line {number} is not JSON ({exc.msg}).") from None
+            return parse_json(self.read(name))
+        except ValueError as exc:
+            raise PackageError(f"{name} is {exc}.") from None
+
+    def records(self, name: str) -> Iterator[tuple[int, Any]]:
+        """(line number, JSON value) per non-empty line, one line in memory at a time."""
+        with _readable(name), self._open(name) as handle:
+            for number, line in bounded_lines(handle, max_line_bytes=LINE_MAX_BYTES, name=name):
+                if not line.strip():
+                    continue
+                try:
+                    yield number, parse_json(line)
+                except ValueError as exc:
+                    raise PackageError(f"{name} line {number} is {exc}.") from None
+
+    def lines(self, name: str) -> Iterator[dict]:
+        return (record for _, record in self.records(name))
 
     def verify(self) -> None:
         """Every file listed in SHA256SUMS must have its checksum: a damaged package imports nothing."""
-        bad = []
-        for line in self.read(MANIFEST).decode("utf-8").splitlines():
+        try:
+            manifest = self.read(MANIFEST).decode("utf-8")
+        except UnicodeDecodeError:
+            raise PackageError(f"{MANIFEST} is not UTF-8 text; the package is damaged.") from None
+        listed, bad = set(), []
+        for line in manifest.splitlines():
             digest, _, name = line.partition("  ")
+            listed.add(name)
             found = hashlib.sha256()
-            with self.archive.open(self.root + name) as handle:
+            with _readable(name), self._open(name) as handle:
                 while chunk := handle.read(1 << 16):
                     found.update(chunk)
             if found.hexdigest() != digest:
@@ -113,6 +180,104 @@ class _Package:
             raise PackageError(
                 f"Checksums do not match for: {', '.join(bad)}. The package is damaged; download it again."
             )
+        unlisted = [name for name in READ_FILES if name not in listed]
+        if unlisted:
+            raise PackageError(f"{MANIFEST} does not list {', '.join(unlisted)}; the package is incomplete.")
+
+
+@dataclass(slots=True)
+class _Checked:
+    """What the validation pass learnt and the writing pass needs (all of it small)."""
+
+    study: dict
+    template: TemplateRecord
+    problems: list[str] = field(default_factory=list)
+
+
+def _all_codes(categories: list[CategoryRecord]) -> Iterator[str]:
+    for category in categories:
+        yield category.code
+        yield from _all_codes(category.children)
+
+
+def _validate(package: _Package) -> _Checked:
+    """Check every record of every file against the schema and the taxonomy; raise listing the problems."""
+    study = package.document(STUDY_FILE)
+    problems = [f"{STUDY_FILE}: {p}" for p in record_problems(STUDY_FILE, study)]
+    if problems:
+        raise PackageError(
+            "The package was not imported: study.json does not fit the package schema.", problems=problems
+        )
+    if study["format"] != PACKAGE_FORMAT:
+        raise PackageError(f"Package format {study['format']} is not supported (expected {PACKAGE_FORMAT}).")
+    try:
+        template = parse_template(package.read(TAXONOMY_FILE), filename=TAXONOMY_FILE)
+    except TemplateInvalid as exc:
+        raise PackageError("The package was not imported: its taxonomy is not valid.", problems=exc.lines) from None
+    if template.slug != study["taxonomy"]["slug"]:
+        problems.append(
+            f"{STUDY_FILE}: $.taxonomy.slug: {study['taxonomy']['slug']!r} is not the slug of {TAXONOMY_FILE} "
+            f"({template.slug!r})"
+        )
+    codes = {d.key: set(_all_codes(d.categories)) for d in template.dimensions}
+    for i, key in enumerate(study["dimensions"]):
+        if key not in codes:
+            problems.append(f"{STUDY_FILE}: $.dimensions[{i}]: no dimension {key!r} in {TAXONOMY_FILE}")
+    rounds = [r["number"] for r in study["rounds"]]
+    if len(set(rounds)) != len(rounds):
+        problems.append(f"{STUDY_FILE}: $.rounds: a round number appears twice")
+    raters = set(study["raters"])
+    checked = _Checked(study=study, template=template, problems=problems)
+    for name, check in (
+        (ISSUES_FILE, _issue_problems),
+        (SAMPLE_FILE, lambda r: [] if r["round"] in rounds else [f"$.round: round {r['round']} is not in study.json"]),
+        (LABELS_FILE, lambda r: _label_problems(r, codes, raters)),
+        (FINAL_FILE, lambda r: _final_problems(r, codes)),
+    ):
+        for number, record in package.records(name):
+            found = list(record_problems(name, record))
+            if not found:
+                found = check(record)
+            problems.extend(f"{name} line {number}: {p}" for p in found)
+            if len(problems) >= PROBLEMS_SHOWN:
+                break
+        if len(problems) >= PROBLEMS_SHOWN:
+            break
+    if problems:
+        raise PackageError(
+            "The package was not imported: some records do not fit the package schema.", problems=problems
+        )
+    return checked
+
+
+def _issue_problems(record: dict) -> list[str]:
+    try:
+        record_from_mapping(record)
+    except InvalidRecord as exc:
+        return [f"$.{p.field}: {p.message}" for p in exc.problems]
+    return []
+
+
+def _unknown_codes(key: str, values: list[str], codes: dict[str, set[str]], where: str) -> list[str]:
+    if key not in codes:
+        return [f"{where}: no dimension {key!r} in {TAXONOMY_FILE}"]
+    return [
+        f"{where}: no category with code {code!r} in dimension {key!r}" for code in values if code not in codes[key]
+    ]
+
+
+def _label_problems(record: dict, codes: dict[str, set[str]], raters: set[str]) -> list[str]:
+    problems = [] if record["rater"] in raters else [f"$.rater: {record['rater']!r} is not among study.json's raters"]
+    for key, values in record["labels"].items():
+        problems += _unknown_codes(key, values, codes, f"$.labels.{key}")
+    return problems
+
+
+def _final_problems(record: dict, codes: dict[str, set[str]]) -> list[str]:
+    problems = []
+    for key, label in record["labels"].items():
+        problems += _unknown_codes(key, label["codes"], codes, f"$.labels.{key}.codes")
+    return problems
 
 
 def _when(value) -> datetime | None:
@@ -132,11 +297,9 @@ def _rater_user(pseudonym: str, slug: str):
     return _rater_user(f"{pseudonym}-{slug}"[:150], slug)
 
 
-def _taxonomy(package: _Package, record: dict):
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / f"{record['taxonomy']['slug']}.json"
-        path.write_bytes(package.read("taxonomy/taxonomy.json"))
-        version = taxonomy_template_load(source=path).version
+def _taxonomy(template: TemplateRecord, record: dict):
+    # From the parsed template, never through a file: no value of the package names a path.
+    version = taxonomy_template_record_load(record=template, source_name=f"{template.slug}.json").version
     dimensions = {d.key: d for d in Dimension.objects.filter(version=version, key__in=record["dimensions"])}
     codes = {
         (key, code): pk
@@ -156,24 +319,28 @@ def _ids(codes: dict, key: str, values: list[str], where: str) -> list[int]:
 
 def study_export_import(*, path: Path | str, name: str | None = None, owner=None) -> StudyImportResult:
     """Recreate the study of a replication package; ``name`` overrides the study's name (it must be new)."""
-    with zipfile.ZipFile(path) as archive:
-        package = _Package(archive)
+    if name is not None and not name.strip():
+        name = None
+    if name is not None and len(name) > 200:
+        raise PackageError("A study's name has at most 200 characters.")
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise PackageError(f"{Path(path).name} is not a readable zip ({exc}); download the package again.") from None
+    with archive:
+        package = _Package(archive, name=Path(path).name)
         package.verify()
-        record = json.loads(package.read("study.json"))
-        if record.get("format") != PACKAGE_FORMAT:
-            raise PackageError(f"Package format {record.get('format')} is not supported (expected {PACKAGE_FORMAT}).")
+        checked = _validate(package)
         with transaction.atomic():
-            return _import(package, record, name or record["name"], owner)
+            return _import(package, checked, name or checked.study["name"], owner)
 
 
-def _import(package: _Package, record: dict, name: str, owner) -> StudyImportResult:
+def _import(package: _Package, checked: _Checked, name: str, owner) -> StudyImportResult:
+    record = checked.study
     if Study.objects.filter(name__iexact=name).exists():
         raise PackageError(f"A study named '{name}' exists already; import under another name (--name).")
-    version, dimensions, codes = _taxonomy(package, record)
-    parsed = parse_issue_file(package.read("data/issues.jsonl"), name="issues.jsonl", file_format="jsonl")
-    if parsed.problems:
-        raise PackageError(f"data/issues.jsonl has invalid records, e.g. {parsed.problems[0]}.")
-    upserted = issues_upsert(records=parsed.records)
+    version, dimensions, codes = _taxonomy(checked.template, record)
+    issues_created = _issues(package)
     slug = slugify(name)[:180] or "study"
     base, n = slug, 1
     while Study.objects.filter(slug=slug).exists():
@@ -213,7 +380,7 @@ def _import(package: _Package, record: dict, name: str, owner) -> StudyImportRes
         )
         for r in record.get("rounds", [])
     }
-    result = StudyImportResult(study=study, issues_created=upserted.created, raters=list(raters))
+    result = StudyImportResult(study=study, issues_created=issues_created, raters=list(raters))
     study_issues = _sample(package, study, rounds)
     result.study_issues = len(study_issues)
     disputes = _labels(package, study_issues, raters, dimensions, codes, result)
@@ -222,19 +389,30 @@ def _import(package: _Package, record: dict, name: str, owner) -> StudyImportRes
     return result
 
 
+def _issues(package: _Package) -> int:
+    """Upsert the issues batch by batch (the records were checked by ``_validate``); returns how many are new."""
+    created = 0
+    lines = package.lines(ISSUES_FILE)
+    while batch := list(islice(lines, BATCH)):
+        created += issues_upsert(records=[record_from_mapping(r) for r in batch]).created
+    return created
+
+
 def _sample(package: _Package, study: Study, rounds: dict[int, StudyRound]) -> dict[str, int]:
     """The study's issues: url -> study issue id."""
     found: dict[str, int] = {}
-    lines = package.lines("data/sample.jsonl")
+    positions: set[int] = set()
+    lines = package.lines(SAMPLE_FILE)
     while batch := list(islice(lines, BATCH)):
         ids = dict(Issue.objects.filter(url__in=[r["issue_url"] for r in batch]).values_list("url", "pk"))
         missing = [r["issue_url"] for r in batch if r["issue_url"] not in ids]
         if missing:
-            raise PackageError(
-                f"data/sample.jsonl names issues missing from data/issues.jsonl: {', '.join(missing[:5])}."
-            )
-        if any(r["round"] not in rounds for r in batch):
-            raise PackageError("data/sample.jsonl names a round that study.json does not list.")
+            raise PackageError(f"{SAMPLE_FILE} names issues missing from {ISSUES_FILE}: {', '.join(missing[:5])}.")
+        for r in batch:
+            if r["issue_url"] in found or r["position"] in positions:
+                raise PackageError(f"{SAMPLE_FILE}: {r['issue_url']} or position {r['position']} appears twice.")
+            found[r["issue_url"]] = 0
+            positions.add(r["position"])
         created = StudyIssue.objects.bulk_create(
             StudyIssue(study=study, issue_id=ids[r["issue_url"]], round=rounds[r["round"]], position=r["position"])
             for r in batch
@@ -258,14 +436,16 @@ def _issue_batches(lines: Iterator[dict]) -> Iterator[list[dict]]:
 def _labels(package, study_issues, raters, dimensions, codes, result) -> dict[str, list[str]]:
     """Assignments, annotations and their values; returns the dimensions the raters disagreed on, per issue."""
     disputes: dict[str, list[str]] = {}
+    labelled: set[tuple[str, str]] = set()
     now = timezone.now()
-    for batch in _issue_batches(package.lines("data/labels.jsonl")):
+    for batch in _issue_batches(package.lines(LABELS_FILE)):
         assignments, annotations, values = [], [], []
         for r in batch:
-            if r["issue_url"] not in study_issues or r["rater"] not in raters:
+            if r["issue_url"] not in study_issues or (r["issue_url"], r["rater"]) in labelled:
                 raise PackageError(
-                    f"data/labels.jsonl: {r['issue_url']} by {r['rater']} is not in the sample or raters."
+                    f"{LABELS_FILE}: {r['issue_url']} by {r['rater']} is not in the sample, or appears twice."
                 )
+            labelled.add((r["issue_url"], r["rater"]))
             submitted = _when(r.get("submitted_at")) or now
             assignments.append(
                 Assignment(
@@ -322,11 +502,15 @@ def _labels(package, study_issues, raters, dimensions, codes, result) -> dict[st
 
 
 def _resolutions(package, study_issues, codes, disputes, result) -> None:
-    lines = package.lines("data/final_labels.jsonl")
+    lines = package.lines(FINAL_FILE)
+    resolved: set[str] = set()
     now = timezone.now()
     while batch := list(islice(lines, BATCH)):
         rows = []
         for r in batch:
+            if r["issue_url"] not in study_issues or r["issue_url"] in resolved:
+                raise PackageError(f"{FINAL_FILE}: {r['issue_url']} is not in the sample, or appears twice.")
+            resolved.add(r["issue_url"])
             keys = disputes.get(r["issue_url"], [])
             rows.append(
                 Resolution(

@@ -14,6 +14,7 @@ from .request import (
     column_map_parse,
     mapping_from_rows,
     mapping_rows,
+    sheet_limits,
 )
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "issue_record_for_link",
     "mapping_from_rows",
     "mapping_rows",
+    "sheet_limits",
     "sheets_import",
     "sheets_import_dimensions",
     "sheets_import_plan",

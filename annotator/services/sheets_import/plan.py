@@ -20,7 +20,7 @@ from annotator.importers.sheets import (
 from annotator.models import Study
 from taxonomy.models import Category, Dimension, Taxonomy, TaxonomyVersion
 
-from .request import ColumnMap, SheetsImportError, SheetsImportRequest
+from .request import ColumnMap, SheetsImportError, SheetsImportRequest, sheet_limits
 
 PROBLEMS_SHOWN = 30
 # A spreadsheet joins several values of a multi-valued dimension with "&" (read as "and") or "/".
@@ -151,14 +151,14 @@ def sheets_import_plan(*, request: SheetsImportRequest) -> SheetsImportPlan:
 
 def _read(request: SheetsImportRequest) -> dict[str, Sheet]:
     try:
-        sheets = read_sheets(list(request.paths))
+        # Uploaded files are stored under other names: sheets and messages use the names people uploaded.
+        return read_sheets(
+            list(request.paths),
+            limits=sheet_limits(),
+            display_names={str(path): request.display_name(path) for path in request.paths},
+        )
     except SheetReadError as exc:
         raise SheetsImportError(str(exc)) from exc
-    # Uploaded files are stored under other names: show people the names they uploaded.
-    names = {path.name: request.display_name(path) for path in request.paths}
-    for sheet in sheets.values():
-        sheet.source = names.get(sheet.source, sheet.source)
-    return sheets
 
 
 def _sheet_name(sheets: dict[str, Sheet], wanted: str, request: SheetsImportRequest) -> str:

@@ -6,12 +6,25 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.conf import settings
+
 from annotator.importers.label_cleaning import DEFAULT_MISSING, LabelMapping
+from annotator.importers.sheets import SheetLimits
 from core.errors import DomainError
 
 # "symptom=Stage>Type>Leaf Category": the last column holds the label, the ones before it the levels
 # above it in the category tree, used to tell apart leaves of the same name under different parents.
 LEVEL_SEPARATOR = ">"
+
+
+def sheet_limits() -> SheetLimits:
+    """What a spreadsheet read may hold (rows, columns, cells, a workbook's expanded size), from the settings."""
+    return SheetLimits(
+        max_rows=settings.SHEETS_MAX_ROWS,
+        max_columns=settings.SHEETS_MAX_COLUMNS,
+        max_cells=settings.SHEETS_MAX_CELLS,
+        max_uncompressed_bytes=settings.SHEETS_MAX_UNCOMPRESSED_BYTES,
+    )
 
 
 class SheetsImportError(DomainError):
@@ -110,7 +123,8 @@ class SheetsImportRequest:
         the same count as the same import."""
         digest = hashlib.sha256()
         for path in self.paths:
-            digest.update(hashlib.sha256(path.read_bytes()).hexdigest().encode())
+            with path.open("rb") as handle:
+                digest.update(hashlib.file_digest(handle, "sha256").hexdigest().encode())
         decisions = {k: v for k, v in self.decisions().items() if k not in ("label_mapping", "accept_suggestions")}
         decisions["applied"] = mapping_rows(applied)
         digest.update(json.dumps(decisions, sort_keys=True).encode())

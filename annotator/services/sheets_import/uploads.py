@@ -1,0 +1,84 @@
+"""The spreadsheets a person uploads to the wizard: stored under names the server chooses, deleted when the
+wizard completes, and deleted by a periodic clean-up when a wizard is abandoned."""
+
+import contextlib
+import logging
+import os
+import uuid
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from pathlib import PurePosixPath
+
+from django.conf import settings
+from django.core.files.storage import default_storage
+from django.core.files.uploadedfile import UploadedFile
+from django.utils import timezone
+
+from .request import SheetsImportError
+
+UPLOAD_FOLDER = "imports/sheets"
+SUFFIXES = (".xlsx", ".csv")
+DISPLAY_NAME_MAX = 200
+logger = logging.getLogger(__name__)
+
+
+def sheets_uploads_store(*, uploads: Sequence[UploadedFile]) -> list[tuple[str, str]]:
+    """Store the files; returns (stored name, name as uploaded) per file. The stored name is chosen here
+    (a random folder, the file's position and its suffix): nothing the client sent becomes part of a path."""
+    folder = f"{UPLOAD_FOLDER}/{uuid.uuid4().hex}"
+    stored = []
+    for position, upload in enumerate(uploads, start=1):
+        suffix = next((s for s in SUFFIXES if upload.name.lower().endswith(s)), None)
+        if suffix is None:
+            raise SheetsImportError(f"{upload.name}: only .xlsx and .csv files can be imported.")
+        name = default_storage.save(f"{folder}/{position}{suffix}", upload)
+        stored.append((name, upload.name[:DISPLAY_NAME_MAX]))
+    return stored
+
+
+def sheets_upload_path(stored: str) -> str:
+    """The local path of a stored upload; only names this module chose are accepted."""
+    parts = PurePosixPath(stored).parts
+    if len(parts) != 4 or "/".join(parts[:2]) != UPLOAD_FOLDER or not parts[3].endswith(SUFFIXES):
+        raise SheetsImportError("The uploaded files are gone; upload them again.")
+    return default_storage.path(stored)
+
+
+def sheets_uploads_delete(*, stored: Iterable[str]) -> None:
+    """Delete the files of one wizard (when it completes) and their folder."""
+    folders = set()
+    for name in stored:
+        sheets_upload_path(name)  # refuses any name this module did not choose
+        default_storage.delete(name)
+        folders.add(name.rsplit("/", 1)[0])
+    for folder in folders:
+        _remove_empty(folder)
+
+
+def sheets_uploads_clean(*, now: datetime | None = None, older_than: timedelta | None = None) -> int:
+    """Delete the uploads of wizards left unfinished for longer than the retention; returns how many folders."""
+    now = now or timezone.now()
+    cutoff = now - (older_than or timedelta(hours=settings.SHEETS_UPLOAD_RETENTION_HOURS))
+    if not default_storage.exists(UPLOAD_FOLDER):
+        return 0
+    removed = 0
+    folders, _ = default_storage.listdir(UPLOAD_FOLDER)
+    for folder in folders:
+        path = f"{UPLOAD_FOLDER}/{folder}"
+        _, files = default_storage.listdir(path)
+        names = [f"{path}/{name}" for name in files]
+        if any(default_storage.get_modified_time(name) > cutoff for name in names):
+            continue  # a wizard still in use
+        for name in names:
+            default_storage.delete(name)
+        _remove_empty(path)
+        removed += 1
+    if removed:
+        logger.info("deleted the uploads of %d abandoned spreadsheet imports", removed)
+    return removed
+
+
+def _remove_empty(folder: str) -> None:
+    # A storage without folders has nothing to remove; a folder someone wrote into meanwhile stays.
+    with contextlib.suppress(NotImplementedError, OSError):
+        os.rmdir(default_storage.path(folder))
