@@ -252,7 +252,7 @@ def gunicorn(
     process = subprocess.Popen(command, cwd=cwd, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_until_up(base, process)
+        wait_until_up(base, process)
         yield base
     finally:
         process.terminate()
@@ -300,7 +300,7 @@ def server_times(access_log: Path) -> dict[str, float]:
     return times
 
 
-def _wait_until_up(base: str, process: subprocess.Popen, timeout: float = 60) -> None:
+def wait_until_up(base: str, process: subprocess.Popen, timeout: float = 60) -> None:
     import requests
 
     deadline = time.monotonic() + timeout

@@ -2,7 +2,10 @@
 JSON Lines over HTTP, from a real gunicorn server (one sync worker) on a scratch PostgreSQL database.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/export_bench.py
-    (options: --sizes 10000,100000 --repeat 3 --keep --reuse)
+    (options: --sizes 10000,100000 --repeat 3 --db-name taxonomist_exp_bench --keep --reuse)
+
+DATABASE_URL names the PostgreSQL server; the benchmark creates the scratch database --db-name on it and drops
+it at the end (--keep keeps it), and touches no other database.
 
 Measures rows per second as the client reads the response in 64 KiB chunks (median of --repeat exports after one
 warm-up export on the same worker, whose time is reported too), the time to the first byte, and the worker's peak
@@ -207,13 +210,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--repeat", type=int, default=3, help="timed exports per size and format, after a warm-up one")
+    parser.add_argument("--db-name", default="taxonomist_exp_bench", help="scratch database, created and dropped")
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
     parser.add_argument("--reuse", action="store_true", help="reuse a kept scratch database (implies --keep)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     server = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
     scratch = scratch_database(
-        vendor="postgresql", name="taxonomist_exp_bench", server_url=server, keep=args.keep, reuse=args.reuse
+        vendor="postgresql", name=args.db_name, server_url=server, keep=args.keep, reuse=args.reuse
     )
     try:
         django_setup(scratch.url)

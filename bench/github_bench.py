@@ -4,8 +4,11 @@ Reports wall time, requests made against the minimum possible (one per page of e
 and the importer's peak traced memory, for N = 2,500 and 10,000 (memory should stay flat in N).
 The fake server runs in a child process so its data does not count against the importer.
 
-    .venv/bin/python bench/github_bench.py [--sizes 2500 10000]
+    .venv/bin/python bench/github_bench.py [--sizes 2500 10000]            # on a scratch SQLite file
     DATABASE_URL=postgres://... .venv/bin/python bench/github_bench.py   # on PostgreSQL
+
+DATABASE_URL names the PostgreSQL server; the benchmark creates the scratch database --db-name on it (default
+taxonomist_ghbench) and drops it at the end, and touches no other database.
 """
 
 import argparse
@@ -22,7 +25,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings_test")
 
 COMMENTS_PER_ISSUE = 3
 REPO = "deepspeedai/DeepSpeed"
@@ -89,18 +91,25 @@ def run(issues: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[2500, 10000])
-    sizes = parser.parse_args().sizes
+    parser.add_argument("--db-name", default="taxonomist_ghbench", help="scratch database, created and dropped")
+    args = parser.parse_args()
+    sizes = args.sizes
 
-    import django
+    from bench._common import django_setup, scratch_database
 
-    django.setup()
-    from django.db import connection
-
-    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+    server_url = os.environ.get("DATABASE_URL", "")
+    vendor = "postgresql" if server_url.startswith(("postgres://", "postgresql://")) else "sqlite"
+    scratch = scratch_database(vendor=vendor, name=args.db_name, server_url=server_url)
     try:
+        django_setup(scratch.url)
+        from django.core.management import call_command
+        from django.db import connection, connections
+
+        call_command("migrate", verbosity=0)
         rows = [run(n) for n in sizes]
     finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0)
+        connections.close_all()
+        scratch.close()
 
     print(
         f"Import from GitHub on {connection.vendor}, {platform.processor() or platform.machine()}, "

@@ -9,16 +9,17 @@ N issues, one round drawn through the sampling service (so 2N assignments and 2N
 annotations, created the way the product creates them), half of each rater's queue already
 submitted with four labels each (frozen where both raters submitted; rater B slightly ahead of A).
 
-The app runs under gunicorn (2 workers, DEBUG off) on 127.0.0.1 with the Redis cache docker-compose
-uses (sessions and API throttling go through it). Logged in as rater A through the login form, the
-benchmark repeats the rater's loop R times: GET next assignment (API), PUT a draft, POST the submit, GET
-the queue page; then R times GET a page of 100 of my assignments (API). Each request is timed twice:
-gunicorn's own server time (its access log, matched by an X-Bench-Id header) and the round trip on the
-loopback interface. SQL queries per request are counted in-process against the same database with
-CaptureQueriesContext. Two bare endpoints (bench/floor_urls.py, served only here) give the floor: the same
-middleware, session authentication and DRF handling around one statement. Label Studio measured on the
-same machine the same way: bench/label_studio_bench.py. Results go to stdout and to
-docs/benchmarks.md, section "Labelling". --reuse keeps and reuses the scratch database between runs.
+The app runs under gunicorn (2 workers, DEBUG off) on 127.0.0.1; with --cache-url it uses a Redis cache as
+docker-compose does (sessions and API throttling go through it): name a Redis database kept for the benchmark,
+since it is emptied first (e.g. --cache-url redis://127.0.0.1:6379/13); without it no Redis is touched. Logged
+in as rater A through the login form, the benchmark repeats the rater's loop R times: GET next assignment (API),
+PUT a draft, POST the submit, GET the queue page; then R times GET a page of 100 of my assignments (API). Each
+request is timed twice: gunicorn's own server time (its access log, matched by an X-Bench-Id header) and the
+round trip on the loopback interface. SQL queries per request are counted in-process against the same database
+with CaptureQueriesContext. Two bare endpoints (bench/floor_urls.py, served only here) give the floor: the same
+middleware, session authentication and DRF handling around one statement. Label Studio measured on the same
+machine the same way: bench/label_studio_bench.py. Results go to stdout and to docs/benchmarks.md, section
+"Labelling". --reuse keeps and reuses the scratch database between runs.
 """
 
 from __future__ import annotations
@@ -138,9 +139,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--cache-url",
-        default="redis://127.0.0.1:6379/13",
-        help="the app's CACHE_URL, as docker-compose runs it (sessions and API throttling go through it); "
-        "'' for per-process memory (default redis://127.0.0.1:6379/13, flushed first)",
+        default="",
+        help="the app's CACHE_URL, as docker-compose runs it (sessions and API throttling go through it): a "
+        "scratch Redis database, emptied before the run; default: per-process memory, no Redis touched",
     )
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     args = parser.parse_args()
@@ -411,7 +412,8 @@ def _time_http(base: str, build: dict, n: int) -> tuple[dict[str, list[float]], 
 
 
 def _flush_cache(url: str) -> None:
-    """Start from an empty cache (the benchmark's own Redis database): no sessions or counters of earlier runs."""
+    """Start from an empty cache (the scratch Redis database named by --cache-url): no sessions or counters of
+    earlier runs."""
     if not url:
         return
     import redis
