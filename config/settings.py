@@ -99,6 +99,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "core.middleware.page_flags",
             ],
         },
     },
@@ -165,6 +166,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("REQUEST_BODY_MAX_BYTES", str(i
 DATA_UPLOAD_MAX_NUMBER_FIELDS = int(os.environ.get("REQUEST_MAX_FIELDS", "5000"))
 API_JSON_MAX_KEYS = int(os.environ.get("API_JSON_MAX_KEYS", "10000"))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+# Images in issue text come from other sites: shown only when a rater presses "Load images" on a
+# page, unless this allows them everywhere (and lets the CSP's img-src reach https: on every page).
+ISSUE_IMAGES_EXTERNAL = env_bool("ISSUE_IMAGES_EXTERNAL", False)
 IMPORT_UPLOAD_MAX_BYTES = int(os.environ.get("IMPORT_UPLOAD_MAX_BYTES", str(200 * 1024 * 1024)))
 # Replication packages come from other teams: the zip's files are checked against these before reading.
 PACKAGE_MAX_UNCOMPRESSED_BYTES = int(os.environ.get("PACKAGE_MAX_UNCOMPRESSED_BYTES", str(2 * 1024**3)))

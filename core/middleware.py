@@ -5,20 +5,32 @@ Issue text is sanitised before rendering; the CSP is the second wall should a ho
 
 from collections.abc import Callable
 
+from django.conf import settings
 from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
-POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; "
+_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src {img}; "
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'"
 )
 # Swagger UI and the admin ship inline scripts/styles of their own.
 RELAXED_PREFIXES = ("/api/docs/", "/admin/")
 RELAXED_POLICY = (
     "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data: https:; frame-ancestors 'none'; object-src 'none'"
+    "img-src 'self' data:; frame-ancestors 'none'; object-src 'none'"
 )
+# Images from other sites tell those sites who opens an issue, and when: only on request.
+OWN_IMAGES = "'self' data:"
+EXTERNAL_IMAGES = "'self' data: https:"
+POLICY = _POLICY.format(img=OWN_IMAGES)
+EXTERNAL_IMAGES_PARAMETER = ("images", "load")
+
+
+def external_images_allowed(request: HttpRequest) -> bool:
+    """True when the site allows external images, or the rater asked for them on this page."""
+    name, value = EXTERNAL_IMAGES_PARAMETER
+    return settings.ISSUE_IMAGES_EXTERNAL or request.GET.get(name) == value
 
 
 class ContentSecurityPolicyMiddleware:
@@ -27,9 +39,17 @@ class ContentSecurityPolicyMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        relaxed = request.path.startswith(RELAXED_PREFIXES)
-        response.headers.setdefault("Content-Security-Policy", RELAXED_POLICY if relaxed else POLICY)
+        if request.path.startswith(RELAXED_PREFIXES):
+            policy = RELAXED_POLICY
+        else:
+            policy = _POLICY.format(img=EXTERNAL_IMAGES if external_images_allowed(request) else OWN_IMAGES)
+        response.headers.setdefault("Content-Security-Policy", policy)
         return response
+
+
+def page_flags(request: HttpRequest) -> dict:
+    """Template context: whether this page shows external images (static/js/external-images.js)."""
+    return {"external_images": external_images_allowed(request)}
 
 
 class QueryParameterGuardMiddleware:

@@ -2,7 +2,16 @@
 
 Everything not listed is removed: scripts, event handlers, style attributes, iframes,
 objects, forms and inputs, and any URL that is not http(s) (mailto for links).
+
+Images come from other sites, and loading one tells that site when a rater opens the issue. So
+every image leaves here as a placeholder: a link to the image, with its address kept in
+`data-src`, that the page turns back into an image only when the rater asks (or the site allows
+external images; see static/js/external-images.js).
 """
+
+import re
+from html import escape, unescape
+from urllib.parse import urlsplit
 
 import nh3
 
@@ -55,8 +64,49 @@ def _attribute_filter(tag: str, attribute: str, value: str) -> str | None:
     return value
 
 
+# nh3 serialises every attribute double-quoted, with any '"' inside escaped: a value never holds '"'.
+_ATTRS = r'((?:\s+[a-z-]+="[^"]*")*)\s*'
+_TAG_RE = re.compile(rf"<img{_ATTRS}/?>|(?P<open><a{_ATTRS}>)|(?P<close></a>)")
+_ATTR_RE = re.compile(r'([a-z-]+)="([^"]*)"')
+EXTERNAL_IMAGE_CLASS = "external-image"
+
+
+def _image_placeholder(attributes: str, *, in_link: bool) -> str:
+    attrs = {name: unescape(value) for name, value in _ATTR_RE.findall(attributes)}
+    src = attrs.get("src", "")
+    if not src:
+        return ""
+    label = escape(attrs.get("alt") or attrs.get("title") or urlsplit(src).hostname or "image", quote=False)
+    if in_link:  # a link cannot hold another: the surrounding link stays, the image waits inside it
+        return f'<span class="{EXTERNAL_IMAGE_CLASS}" data-src="{escape(src)}">[image: {label}]</span>'
+    return (
+        f'<a class="{EXTERNAL_IMAGE_CLASS}" href="{escape(src)}" data-src="{escape(src)}" rel="{LINK_REL}">'
+        f"[image: {label}]</a>"
+    )
+
+
+def _placeholders(html: str) -> str:
+    depth = 0
+
+    def replace(match: re.Match) -> str:
+        nonlocal depth
+        if match.group("open"):
+            depth += 1
+            return match.group(0)
+        if match.group("close"):
+            depth = max(0, depth - 1)
+            return match.group(0)
+        return _image_placeholder(match.group(1), in_link=depth > 0)
+
+    return _TAG_RE.sub(replace, html)
+
+
 def sanitize_html(html: str) -> str:
-    """Sanitised HTML, safe to mark safe in a template."""
+    """Sanitised HTML, safe to mark safe in a template; images become placeholders (see above)."""
+    return _placeholders(_clean(html))
+
+
+def _clean(html: str) -> str:
     return nh3.clean(
         html,
         tags=set(TAGS),

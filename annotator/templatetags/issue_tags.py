@@ -11,7 +11,7 @@ from annotator import rendering
 register = template.Library()
 
 # Bump when the renderer's output changes, so cached HTML of the old shape is not served.
-RENDER_VERSION = 1
+RENDER_VERSION = 2
 CACHE_SECONDS = 60 * 60 * 24
 # Short texts render faster than a cache round trip.
 CACHE_MIN_CHARS = 2000

@@ -122,9 +122,25 @@ def test_links_get_nofollow_noopener_noreferrer():
     assert all(a["rel"] == "nofollow noopener noreferrer" for a in anchors)
 
 
-def test_http_and_https_images_are_kept_with_their_source():
-    html = render_markdown("![plot](https://user-images.githubusercontent.com/1/loss.png)")
-    assert ("img", {"src": "https://user-images.githubusercontent.com/1/loss.png", "alt": "plot"}) in elements(html)
+def test_images_become_placeholders_that_link_to_them():
+    # Loading an image tells its site who opened the issue: the page loads it only when the rater asks.
+    src = "https://user-images.githubusercontent.com/1/loss.png"
+    for source in (f"![plot]({src})", f'<img src="{src}" alt="plot">'):
+        html = render_markdown(source)
+        assert "<img" not in html
+        assert ("a", {"class": "external-image", "href": src, "data-src": src, "rel": LINK_REL}) in elements(html)
+        assert "[image: plot]" in html
+
+
+def test_an_image_inside_a_link_becomes_a_placeholder_without_a_second_link():
+    html = render_markdown("[![build](https://ci.example/badge.svg)](https://ci.example/run/1)")
+    assert [tag for tag, _ in elements(html)] == ["p", "a", "span"]
+    assert ("span", {"class": "external-image", "data-src": "https://ci.example/badge.svg"}) in elements(html)
+
+
+def test_an_image_label_cannot_break_out_of_its_placeholder():
+    html = render_markdown('<img src="https://x.example/a.png" alt="&quot;><script>alert(1)</script>">')
+    assert "<script" not in html and "<img" not in html
 
 
 def test_only_the_renderers_own_classes_survive():
