@@ -101,3 +101,16 @@ def test_the_reaper_puts_a_not_queued_job_on_the_real_broker_once_it_is_back(cli
     job.refresh_from_db()
     assert job.status == ImportJob.Status.PENDING
     assert queued_messages() == 1
+
+
+def test_a_github_import_while_the_broker_is_down_opens_its_page_with_the_message(client_as, owner, broker_down):
+    response = client_as("owner").post(
+        "/imports/github/", {"repository": "deepspeedai/DeepSpeed", "state": "all"}, follow=True
+    )
+
+    job = ImportJob.objects.get()
+    assert job.status == ImportJob.Status.NOT_QUEUED
+    assert response.redirect_chain == [(f"/imports/github/jobs/{job.pk}/", 302)]
+    page = response.content.decode()
+    assert DOWN_MESSAGE in page
+    assert f'data-testid="job-retry-{job.pk}"' in page

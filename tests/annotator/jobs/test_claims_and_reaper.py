@@ -99,3 +99,12 @@ def test_the_reaper_resends_a_rate_limit_wait_whose_message_was_lost(owner, monk
     call_command("reap_jobs")
 
     assert sent == [("annotator.github_import_run", [waiting.pk])]
+
+
+def test_celery_beat_runs_the_reaper_task(settings):
+    from config.celery import app
+
+    entry = settings.CELERY_BEAT_SCHEDULE["jobs-reap"]
+    assert entry["schedule"] == settings.JOB_REAPER_SECONDS
+    app.loader.import_default_modules()
+    assert entry["task"] in app.tasks
