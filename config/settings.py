@@ -180,7 +180,7 @@ SHEETS_UPLOAD_MAX_BYTES = int(os.environ.get("SHEETS_UPLOAD_MAX_BYTES", str(20 *
 SHEETS_MAX_UNCOMPRESSED_BYTES = int(os.environ.get("SHEETS_MAX_UNCOMPRESSED_BYTES", str(200 * 1024 * 1024)))
 SHEETS_MAX_ROWS = int(os.environ.get("SHEETS_MAX_ROWS", "100000"))
 SHEETS_MAX_COLUMNS = int(os.environ.get("SHEETS_MAX_COLUMNS", "1000"))
-SHEETS_MAX_CELLS = int(os.environ.get("SHEETS_MAX_CELLS", "1000000"))
+SHEETS_MAX_CELLS = int(os.environ.get("SHEETS_MAX_CELLS", "200000"))
 SHEETS_UPLOAD_RETENTION_HOURS = int(os.environ.get("SHEETS_UPLOAD_RETENTION_HOURS", "24"))
 
 # Caching: Redis when configured (shared by all web workers), else per-process memory.

@@ -34,7 +34,7 @@ class SheetLimits:
 
     max_rows: int = 100_000  # the last row with a value, per sheet
     max_columns: int = 1_000  # the last column with a value, per row
-    max_cells: int = 1_000_000  # rows kept x columns kept, over all sheets of a call
+    max_cells: int = 200_000  # rows kept x columns kept, over all sheets of a call
     max_uncompressed_bytes: int = 200 << 20  # what an .xlsx workbook (a zip) may expand to
     max_entries: int = 1_000  # files inside an .xlsx workbook
 
