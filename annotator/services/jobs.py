@@ -190,7 +190,7 @@ def jobs_reap() -> ReapOutcome:
                 outcome.failed += 1
             else:
                 outcome.requeued += 1
-                outcome.not_sent += not job_enqueue(job=job)
+                outcome.not_sent += not _reap_send(job)
         lost = Q(status=model.Status.NOT_QUEUED)
         if model is ImportJob:  # a rate-limit wait whose delayed message died with its worker
             lost |= Q(status=ImportJob.Status.WAITING, resume_at__lt=now - stale_after())
@@ -202,11 +202,19 @@ def jobs_reap() -> ReapOutcome:
                     status=model.Status.PENDING, updated_at=timezone.now()
                 )
                 job.status = model.Status.PENDING
-            if job_enqueue(job=job):
+            if _reap_send(job):
                 outcome.sent += 1
             else:
                 outcome.not_sent += 1
     return outcome
+
+
+def _reap_send(job) -> bool:
+    try:
+        return job_enqueue(job=job)
+    except Exception:  # tasks run in-process (no broker): the job recorded its own failure; reap the rest
+        logger.exception("%s failed when the reaper ran it", job_label(job))
+        return True
 
 
 @transaction.atomic

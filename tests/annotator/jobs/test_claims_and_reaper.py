@@ -10,6 +10,7 @@ from annotator.services.exports import replication_package_request
 from annotator.services.imports import file_import_run
 from annotator.tasks.exports import replication_package_run
 from annotator.tasks.file_imports import file_import_job_run
+from tests.annotator.github.conftest import fake_github, github_settings  # noqa: F401 - fixtures
 from tests.annotator.jobs.conftest import file_job
 
 pytestmark = pytest.mark.django_db
@@ -108,3 +109,18 @@ def test_celery_beat_runs_the_reaper_task(settings):
     assert entry["schedule"] == settings.JOB_REAPER_SECONDS
     app.loader.import_default_modules()
     assert entry["task"] in app.tasks
+
+
+def test_a_job_that_fails_when_the_reaper_runs_it_in_process_does_not_stop_the_reaper(owner, github_settings):  # noqa: F811
+    from annotator.services.github_sync import github_import_start
+
+    missing = github_import_start(repository="nobody/nothing", enqueue=False)  # GitHub answers 404
+    ImportJob.objects.filter(pk=missing.pk).update(status=ImportJob.Status.NOT_QUEUED)
+    importing = file_job(status=ImportJob.Status.NOT_QUEUED)
+
+    call_command("reap_jobs")
+
+    missing.refresh_from_db()
+    importing.refresh_from_db()
+    assert missing.status == ImportJob.Status.FAILED and "404" in missing.error
+    assert importing.status == ImportJob.Status.DONE, importing.error
