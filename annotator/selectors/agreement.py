@@ -28,7 +28,7 @@ from annotator.models import (
     StudyRound,
 )
 from annotator.permissions import can_see_all_labels, is_rater
-from annotator.selectors.studies import study_get_for_user
+from annotator.selectors.studies import study_dimensions, study_get_for_user
 from taxonomy.models import Category
 
 FULL = "full"
@@ -209,9 +209,7 @@ def study_labels(*, study: Study) -> StudyLabels:
     """
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    dimensions = list(study.dimensions.order_by("order", "key"))
-    if not dimensions:
-        dimensions = list(study.taxonomy_version.dimensions.order_by("order", "key"))
+    dimensions = study_dimensions(study=study)
     dims = [
         DimensionInfo(
             d.pk, d.key, d.name, d.multi_valued, list(d.level_names or []), dict(d.applies_when or {}), d.order

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from annotator.importers.label_cleaning import normalise_label
 from annotator.models import Annotation, ProposalDecision, Study
+from annotator.selectors.studies import study_dimensions
 from taxonomy.models import Category, Dimension
 
 EXAMPLES_PER_CARD = 3
@@ -40,8 +41,7 @@ def proposal_key(text: str) -> str | None:
 
 
 def study_board_dimensions(study: Study) -> list[Dimension]:
-    dimensions = list(study.dimensions.order_by("order", "key"))
-    return dimensions or list(Dimension.objects.filter(version=study.taxonomy_version_id).order_by("order", "key"))
+    return study_dimensions(study=study)
 
 
 def cardsort_board(*, study: Study) -> list[BoardColumn]:

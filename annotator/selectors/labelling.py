@@ -9,6 +9,7 @@ from django.http import Http404
 
 from annotator.models import Annotation, AnnotationHistory, Assignment, Comment, RaterProgress, Study, StudyMember
 from annotator.permissions import can_see_all_labels
+from annotator.selectors.studies import study_dimensions as study_dimensions
 from annotator.selectors.studies import study_get_for_user
 from taxonomy.models import Category, Dimension
 
@@ -317,13 +318,6 @@ def _tree(categories: list[Category], selected: set[int]) -> list[PickerOption]:
     for root in roots:
         walk(root, 0, [])
     return options
-
-
-def study_dimensions(*, study: Study) -> list[Dimension]:
-    dimensions = list(study.dimensions.order_by("order", "key"))
-    if not dimensions:
-        dimensions = list(Dimension.objects.filter(version=study.taxonomy_version_id).order_by("order", "key"))
-    return dimensions
 
 
 def labelling_page(*, assignment: Assignment) -> dict[str, Any]:

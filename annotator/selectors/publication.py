@@ -55,10 +55,9 @@ def category_counts(*, study: Study, source: str) -> dict[str, Any]:
 
 def categories_of_version(*, study: Study) -> list[Category]:
     """The categories of the study's dimensions (all of its taxonomy version's when none was chosen)."""
-    dimension_ids = [d.pk for d in study.dimensions.all()]
-    categories = Category.objects.filter(dimension__version_id=study.taxonomy_version_id).select_related("dimension")
-    if dimension_ids:
-        categories = categories.filter(dimension_id__in=dimension_ids)
+    categories = Category.objects.filter(
+        dimension__version_id=study.taxonomy_version_id, dimension__in=study.dimensions.all()
+    ).select_related("dimension")
     return list(categories.order_by("dimension__order", "dimension__key", "order", "name", "pk"))
 
 

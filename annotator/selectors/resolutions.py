@@ -25,6 +25,7 @@ from annotator.models import (
     StudyMember,
 )
 from annotator.selectors.pseudonyms import rater_display_names
+from annotator.selectors.studies import study_dimensions as study_dimensions
 from annotator.selectors.studies import study_get_for_user
 from annotator.services.resolutions import EXCLUDED, can_adjudicate
 from taxonomy.models import Category, Dimension
@@ -54,11 +55,6 @@ def study_issue_get(*, study: Study, pk: int) -> StudyIssue:
     if study_issue is None:
         raise Http404("No such issue in this study.")
     return study_issue
-
-
-def study_dimensions(*, study: Study) -> list[Dimension]:
-    dimensions = list(study.dimensions.order_by("order", "key"))
-    return dimensions or list(Dimension.objects.filter(version=study.taxonomy_version_id).order_by("order", "key"))
 
 
 # --- progress -------------------------------------------------------------------------------------------

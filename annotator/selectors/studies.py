@@ -10,6 +10,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from annotator.models import Annotation, Assignment, RaterProgress, Study, StudyIssue, StudyMember, StudyRound
+from taxonomy.models import Dimension
 
 SUBMITTED = Assignment.Status.SUBMITTED
 
@@ -44,6 +45,11 @@ def study_list_rows(*, user) -> list[dict[str, Any]]:
     return [
         {"study": study, "roles": sorted(roles.get(study.pk, [])), "progress": mine.get(study.pk)} for study in studies
     ]
+
+
+def study_dimensions(*, study: Study) -> list[Dimension]:
+    """The dimensions the study labels, in the taxonomy's order (decided at creation, never empty)."""
+    return list(study.dimensions.order_by("order", "key"))
 
 
 def study_members(*, study: Study) -> QuerySet[StudyMember]:

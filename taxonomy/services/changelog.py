@@ -91,6 +91,15 @@ def taxonomy_history_markdown(*, taxonomy: Taxonomy, include_drafts: bool = Fals
         versions = versions.filter(status=TaxonomyVersion.Status.PUBLISHED)
     parts = [f"# {taxonomy.name}: history"]
     for version in versions:
-        text = version.changelog.strip() or f"## v{version.number}\n\nFirst version."
-        parts.append(text)
+        parts.append(_version_heading(version))
+        text = version.changelog.strip()
+        if text.startswith(f"## v{version.number}"):  # a generated changelog starts with its own heading
+            text = text.partition("\n")[2].strip()
+        parts.append(text or ("First version." if version.based_on_id is None else "No changes."))
     return "\n\n".join(parts)
+
+
+def _version_heading(version: TaxonomyVersion) -> str:
+    base = f" (from v{version.based_on.number})" if version.based_on_id else ""
+    when = f", published {version.published_at:%Y-%m-%d}" if version.published_at else ", draft"
+    return f"## v{version.number}{base}{when}"

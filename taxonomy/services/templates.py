@@ -9,6 +9,7 @@ from django.utils import timezone
 from core.errors import NotFoundError
 from taxonomy.errors import TemplateError
 from taxonomy.models import Category, Dimension, Taxonomy, TaxonomyVersion
+from taxonomy.services.fingerprint import version_with_content
 from taxonomy.template_schema import CategoryRecord, TemplateInvalid, TemplateRecord, parse_template
 
 SHIPPED_TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "data"
@@ -77,12 +78,13 @@ def taxonomy_template_record_load(
     # One loader at a time per taxonomy, so two loads cannot both take the next version number.
     taxonomy = Taxonomy.objects.select_for_update().get(pk=taxonomy.pk)
     latest = taxonomy.versions.order_by("-number").first()
-    if latest is not None and latest.source_sha256 == record.sha256:
+    same = version_with_content(taxonomy_id=taxonomy.pk, record=record, drafts=status == TaxonomyVersion.Status.DRAFT)
+    if same is not None:
         return TemplateLoadResult(
-            version=latest,
+            version=same,
             created=False,
-            dimension_count=latest.dimensions.count(),
-            category_count=Category.objects.filter(dimension__version=latest).count(),
+            dimension_count=same.dimensions.count(),
+            category_count=Category.objects.filter(dimension__version=same).count(),
         )
 
     for field in ("name", "description", "citation", "license", "attribution"):

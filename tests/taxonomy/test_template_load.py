@@ -199,3 +199,36 @@ def test_category_fields_are_stored(tmp_path):
     assert crash.parent.code == "setup"
     fix = Dimension.objects.get(version=version, key="fix")
     assert (fix.multi_valued, fix.required, fix.order) == (True, False, 2)
+
+
+def test_reloading_with_a_draft_after_it_publishes_no_duplicate(users):
+    """A draft in the editor (or from a spreadsheet import) must not make an unchanged template look new."""
+    from taxonomy.services.operations.drafts import version_draft_from
+
+    first = taxonomy_template_load(source="gu-tosem23").version
+    draft = version_draft_from(version=first, actor=users["staff"])
+    again = taxonomy_template_load(source="gu-tosem23")
+    assert not again.created and again.version.pk == first.pk
+    assert list(TaxonomyVersion.objects.filter(taxonomy=first.taxonomy).values_list("number", "status")) == [
+        (1, "published"),
+        (draft.number, "draft"),
+    ]
+
+
+def test_the_same_content_with_another_changelog_or_order_is_not_a_new_version(tmp_path):
+    first = taxonomy_template_load(source=write_template(tmp_path, template())).version
+    other = template()
+    other["changelog"] = "Exported from a replication package."
+    other["dimensions"][1]["categories"].reverse()
+    again = taxonomy_template_load(source=write_template(tmp_path, other, name="exported.json"))
+    assert not again.created and again.version.pk == first.pk
+
+
+def test_an_edited_draft_is_not_mistaken_for_the_template(tmp_path, users):
+    from taxonomy.services.operations.categories import category_rename
+
+    first = taxonomy_template_load(source=write_template(tmp_path, template()), status="draft").version
+    category = Category.objects.get(dimension__version=first, code="other")
+    category_rename(category=category, name="renamed", actor=users["staff"])
+    again = taxonomy_template_load(source=write_template(tmp_path, template()), status="draft")
+    assert again.created and again.version.number == 2

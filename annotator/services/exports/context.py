@@ -7,6 +7,7 @@ from django.db.models import Min
 
 from annotator.exports import pseudonymise, redact
 from annotator.models import Assignment, Study, StudyMember
+from annotator.selectors.studies import study_dimensions
 from taxonomy.models import Category, Dimension
 
 PATH_SEPARATOR = " > "
@@ -50,8 +51,7 @@ class ExportContext:
 
 
 def study_export_dimensions(study: Study) -> list[Dimension]:
-    dimensions = list(study.dimensions.order_by("order", "key"))
-    return dimensions or list(Dimension.objects.filter(version=study.taxonomy_version_id).order_by("order", "key"))
+    return study_dimensions(study=study)
 
 
 def _categories(dimensions: list[Dimension]) -> tuple[dict[int, CategoryInfo], set[str]]:

@@ -19,6 +19,7 @@ from annotator.models import (
     StudyVersionMove,
 )
 from annotator.permissions import can_manage_study
+from annotator.selectors.studies import study_dimensions
 from annotator.services.agreement.version import study_labels_changed
 from annotator.services.annotations import annotation_reopen
 from core.errors import ConflictError, DomainError, PermissionDeniedError
@@ -63,9 +64,7 @@ def study_version_move(
     from_version = locked.taxonomy_version
     fates = version_category_map(from_version=from_version, to_version=to_version)
     new_dimensions = {d.key: d for d in Dimension.objects.filter(version=to_version)}
-    used_keys = list(locked.dimensions.values_list("key", flat=True)) or list(
-        Dimension.objects.filter(version=from_version).values_list("key", flat=True)
-    )
+    used_keys = [dimension.key for dimension in study_dimensions(study=locked)]
     missing = [key for key in used_keys if key not in new_dimensions]
     if missing:
         raise DomainError(f"v{to_version.number} lacks the dimension(s) {', '.join(missing)} this study labels.")

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 from annotator.agreement import krippendorff_alpha, percent_agreement
 from annotator.models import Annotation, Study, StudyVersionMove
+from annotator.selectors.studies import study_dimensions
 from core.errors import DomainError
 from taxonomy.models import TaxonomyVersion
 
@@ -53,7 +54,7 @@ def agreement_per_version(*, study: Study) -> list[dict]:
     versions = [move.from_version for move in study.version_moves.select_related("from_version").order_by("at")]
     versions.append(study.taxonomy_version)
     unique = list({v.pk: v for v in versions}.values())
-    keys = list(study.dimensions.values_list("key", flat=True))
+    keys = [dimension.key for dimension in study_dimensions(study=study)]
     result = []
     for version in unique:
         rows = [row for row in labels_as_of_version(study=study, version=version) if row.submitted]

@@ -6,13 +6,13 @@ Resolution.version is the optimistic lock a client sends back; the row lock make
 """
 
 from annotator.models import Annotation, Resolution, Study, StudyIssue
+from annotator.selectors.studies import study_dimensions
 from annotator.services.history import resolution_history_record, resolution_snapshot
 from taxonomy.models import Dimension
 
 
 def _dimensions(study: Study) -> list[Dimension]:
-    dimensions = list(study.dimensions.order_by("order", "key"))
-    return dimensions or list(Dimension.objects.filter(version=study.taxonomy_version_id).order_by("order", "key"))
+    return study_dimensions(study=study)
 
 
 def _submitted_annotations(study_issue: StudyIssue) -> list[Annotation]:

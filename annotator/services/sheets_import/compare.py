@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from annotator.models import Annotation, AnnotationValue, Assignment, Resolution, ResolutionHistory, Study, StudyRound
+from annotator.selectors.studies import study_dimensions
 from annotator.services.history import resolution_snapshot
 from annotator.services.resolutions import EXCLUDED, METHOD_RANK, Comparison, RaterLabels, compare_labels
-from taxonomy.models import Dimension
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,12 +121,7 @@ def _submitted_labels(study_round: StudyRound) -> dict[int, list[tuple[bool, Rat
 
 def _dimension_keys(study: Study) -> list[str]:
     """The dimensions resolution_auto compares, in its order: the study's, or all of its version's."""
-    keys = list(study.dimensions.order_by("order", "key").values_list("key", flat=True))
-    return keys or list(
-        Dimension.objects.filter(version=study.taxonomy_version_id)
-        .order_by("order", "key")
-        .values_list("key", flat=True)
-    )
+    return [dimension.key for dimension in study_dimensions(study=study)]
 
 
 def _new_resolution(study_issue_id: int, comparison: Comparison, now) -> Resolution:

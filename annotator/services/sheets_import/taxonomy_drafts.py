@@ -1,13 +1,17 @@
 """The few taxonomy edits an import needs: a draft copy of a version, a new taxonomy, a new category.
 
-The taxonomy services have no edit operations yet, so these minimal ones live here. They only ever
-touch draft versions (checked with ``version_ensure_draft``); a published version never changes.
+They run without a signed-in editor (the command line), so they are not the editor's operations, but they
+leave the same trail: "copy" and "add" lineage edges and the generated changelog, so a category that came
+from a spreadsheet reads in the taxonomy's history like any other edit. They only ever touch draft versions
+(checked with ``version_ensure_draft``); a published version never changes.
 """
 
 from django.utils.text import slugify
 
-from taxonomy.models import Category, Dimension, Taxonomy, TaxonomyVersion
+from taxonomy.models import Category, CategoryLineage, Dimension, Taxonomy, TaxonomyVersion
 from taxonomy.services import version_ensure_draft
+from taxonomy.services.operations.common import edge, finish_edit
+from taxonomy.services.operations.drafts import copy_edges_record
 
 
 def version_draft_copy(*, version: TaxonomyVersion, changelog: str) -> TaxonomyVersion:
@@ -27,7 +31,19 @@ def version_draft_copy(*, version: TaxonomyVersion, changelog: str) -> TaxonomyV
         dimension.version = draft
         dimension.save()
         _copy_categories(old_dimension_id=old_pk, new_dimension=dimension)
+    _copy_edges(base=version, draft=draft)
     return draft
+
+
+def _copy_edges(*, base: TaxonomyVersion, draft: TaxonomyVersion) -> None:
+    """A "copy" edge from each category of the base to its copy (same dimension key and code)."""
+    old = {
+        (c.dimension.key, c.code): c
+        for c in Category.objects.filter(dimension__version=base).select_related("dimension")
+    }
+    new = Category.objects.filter(dimension__version=draft).select_related("dimension")
+    pairs = [(old[(c.dimension.key, c.code)], c) for c in new if (c.dimension.key, c.code) in old]
+    copy_edges_record(version=draft, pairs=pairs, actor=None)
 
 
 def _copy_categories(*, old_dimension_id: int, new_dimension: Dimension) -> None:
@@ -78,4 +94,15 @@ def category_add(*, dimension: Dimension, name: str, provenance: str) -> Categor
         n += 1
         code = f"{base}-{n}"
     order = Category.objects.filter(dimension=dimension, parent=None).count()
-    return Category.objects.create(dimension=dimension, code=code, name=name, provenance=provenance, order=order)
+    category = Category.objects.create(dimension=dimension, code=code, name=name, provenance=provenance, order=order)
+    version = TaxonomyVersion.objects.select_for_update().get(pk=dimension.version_id)
+    edge(
+        version=version,
+        operation=CategoryLineage.Operation.ADD,
+        dimension_key=dimension.key,
+        actor=None,
+        target=category,
+        note=provenance,
+    )
+    finish_edit(version)
+    return category

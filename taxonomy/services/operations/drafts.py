@@ -45,11 +45,18 @@ def version_draft_from(*, version: TaxonomyVersion, actor) -> TaxonomyVersion:
             applies_when=old.applies_when,
         )
     copies = _copy_categories(base, dimensions)
+    copy_edges_record(version=draft, pairs=copies, actor=actor)
+    draft.changelog = ""
+    return draft
+
+
+def copy_edges_record(*, version: TaxonomyVersion, pairs: list[tuple[Category, Category]], actor) -> None:
+    """One "copy" lineage edge per (category of the base version, its copy in `version`)."""
     group = uuid.uuid4()
     CategoryLineage.objects.bulk_create(
         [
             CategoryLineage(
-                version=draft,
+                version=version,
                 operation=CategoryLineage.Operation.COPY,
                 group=group,
                 dimension_key=new.dimension.key,
@@ -59,14 +66,12 @@ def version_draft_from(*, version: TaxonomyVersion, actor) -> TaxonomyVersion:
                 to_lineage_id=new.lineage_id,
                 from_name=old.name,
                 to_name=new.name,
-                actor=actor,
+                actor=actor if getattr(actor, "is_authenticated", False) else None,
             )
-            for old, new in copies
+            for old, new in pairs
         ],
         batch_size=1000,
     )
-    draft.changelog = ""
-    return draft
 
 
 def _copy_categories(base: TaxonomyVersion, dimensions: dict[int, Dimension]) -> list[tuple[Category, Category]]:

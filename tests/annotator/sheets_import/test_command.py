@@ -114,6 +114,15 @@ def test_unknown_labels_can_be_added_to_a_draft_version(bugs_taxonomy, tmp_path)
     assert not Category.objects.filter(dimension__version=bugs_taxonomy, name="Data race").exists()
     original = Category.objects.get(dimension__version=bugs_taxonomy, code="crash")
     assert Category.objects.get(dimension__version=draft, code="crash").lineage_id == original.lineage_id
+    # ... and the same trail as an edit in the editor: copy edges, an "add" edge, a changelog line
+    from taxonomy.models import CategoryLineage
+
+    edges = CategoryLineage.objects.filter(version=draft)
+    assert edges.filter(operation="copy", from_category=original).exists()
+    add = edges.get(operation="add")
+    assert (add.to_category, add.note) == (added, "added from b.csv by import_sheets")
+    draft.refresh_from_db()
+    assert "added 'Data race' (added from b.csv by import_sheets)" in draft.changelog
 
 
 def test_without_a_taxonomy_the_labels_build_a_new_one(db, rater_csvs):

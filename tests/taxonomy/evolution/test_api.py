@@ -23,6 +23,8 @@ def test_anonymous_reads_published_versions_with_lineage_and_changelog(v1, v2):
     assert [v["number"] for v in detail["versions"]] == [1, 2]
     assert detail["versions"][1]["category_counts"] == {"symptom": 3, "root_cause": 2}
     assert "merged 'hang' and 'timeout' into 'stuck'" in detail["history"]
+    headings = [line for line in detail["history"].splitlines() if line.startswith("## ")]
+    assert [h.split(",")[0] for h in headings] == ["## v2 (from v1)", "## v1"], headings
     version = client.get(f"/api/v1/taxonomies/{slug}/versions/2/").json()
     assert version["based_on"] == 1
     assert [(e["operation"], e["from_name"], e["to_name"]) for e in version["lineage"]] == [
