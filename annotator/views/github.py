@@ -86,6 +86,9 @@ def github_sync_now(request: HttpRequest, pk: int) -> HttpResponse:
             include_pulls=bool(options.get("include_pulls")),
             fix_links=bool(options.get("fix_links")),
         )
+    except JobNotQueuedError as exc:  # saved, but the queue is down: its page offers Retry
+        messages.error(request, exc.message)
+        return redirect("annotator:github_job", pk=exc.job_id)
     except DomainError as exc:
         messages.error(request, exc.message)
         return redirect("annotator:github_import")

@@ -114,3 +114,16 @@ def test_a_github_import_while_the_broker_is_down_opens_its_page_with_the_messag
     page = response.content.decode()
     assert DOWN_MESSAGE in page
     assert f'data-testid="job-retry-{job.pk}"' in page
+
+
+def test_sync_now_while_the_broker_is_down_opens_the_new_job_with_the_message(client_as, owner, broker_down):
+    from annotator.models import Repository
+
+    repository = Repository.objects.create(host="github.com", owner="deepspeedai", name="DeepSpeed")
+
+    response = client_as("owner").post(f"/imports/github/repositories/{repository.pk}/sync/", follow=True)
+
+    job = ImportJob.objects.get()
+    assert job.status == ImportJob.Status.NOT_QUEUED
+    assert response.redirect_chain == [(f"/imports/github/jobs/{job.pk}/", 302)]
+    assert DOWN_MESSAGE in response.content.decode()
