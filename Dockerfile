@@ -7,7 +7,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
 
 WORKDIR /app
 COPY requirements.txt .
-RUN pip install -r requirements.txt && useradd --create-home --uid 10001 taxonomist
+RUN pip install --require-hashes -r requirements.txt && useradd --create-home --uid 10001 taxonomist
 COPY . .
 # collectstatic needs a key to import settings; the real one (SECRET_KEY, required with DEBUG off)
 # comes from the environment at run time.

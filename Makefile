@@ -4,16 +4,17 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test lint format bench install install-dev browser clean-db
+.PHONY: run test lint format bench install install-dev browser clean-db pins
 
+# Pinned, hashed installs: requirements*.txt are compiled from requirements*.in by `make pins`.
 $(VENV)/.installed: requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --require-hashes -r requirements.txt
 	@touch $@
 
 $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
-	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet --require-hashes -r requirements-dev.txt
 	@touch $@
 
 install: $(VENV)/.installed
@@ -44,3 +45,15 @@ browser:
 ## bench: every benchmark on the local PostgreSQL (BENCH_DATABASE_URL overrides); results in docs/benchmarks.md
 bench: $(VENV)/.installed-dev
 	bash bench/run_all.sh
+
+## pins: recompile requirements*.txt (exact versions with hashes) from requirements*.in with pip-tools
+## (PINS_ARGS="--upgrade-package numpy" moves one package; PINS_ARGS=--upgrade moves all)
+PIP_TOOLS_VERSION := 7.6.2
+PINS_VENV := .venv-pins
+PIP_COMPILE := $(PINS_VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
+	--no-emit-index-url --no-emit-find-links $(PINS_ARGS)
+pins:
+	@test -x $(PINS_VENV)/bin/pip-compile || ($(PYTHON) -m venv $(PINS_VENV) \
+		&& $(PINS_VENV)/bin/pip install --quiet pip-tools==$(PIP_TOOLS_VERSION))
+	$(PIP_COMPILE) --output-file requirements.txt requirements.in
+	$(PIP_COMPILE) --output-file requirements-dev.txt requirements-dev.in

@@ -19,10 +19,12 @@ Files are written to a temporary folder one row at a time, then zipped: memory s
 """
 
 import json
+import platform
 import shutil
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterable
+from importlib.metadata import version as installed_version
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +158,15 @@ def _pseudonymised(value: Any, context: ExportContext) -> Any:
     return value
 
 
+# The packages whose versions the agreement figures depend on (the statistics and the ORM that reads the labels).
+SOFTWARE = ("Django", "numpy", "scipy", "statsmodels", "krippendorff")
+
+
+def software_versions() -> list[tuple[str, str]]:
+    """Python and the exact installed version of each package in SOFTWARE."""
+    return [("Python", platform.python_version())] + [(name, installed_version(name)) for name in SOFTWARE]
+
+
 def _readme(study: Study, record: dict, counts: dict[str, int]) -> str:
     taxonomy = study.taxonomy_version.taxonomy
     lines = [
@@ -188,6 +199,8 @@ def _readme(study: Study, record: dict, counts: dict[str, int]) -> str:
         lines += ["", f"The taxonomy: {taxonomy.citation}"]
     if taxonomy.license:
         lines += ["", f"Taxonomy licence: {taxonomy.license}."]
+    lines += ["", "## Software", "", "The agreement figures were computed with these exact versions:", ""]
+    lines += [f"- {name} {version}" for name, version in software_versions()]
     lines += ["", "## Files", "", "| file | rows |", "| --- | --- |"]
     lines += [f"| {name} | {n} |" for name, n in sorted(counts.items())]
     lines += [

@@ -90,6 +90,15 @@ def test_the_readme_gives_the_sample_frame_seed_and_citation(world, package):
     assert study["rounds"][0]["seed"] == world.round.seed
 
 
+def test_the_readme_names_the_exact_versions_the_figures_were_computed_with(package):
+    from importlib.metadata import version
+
+    readme = _files(package)["README.md"].decode()
+    assert "## Software" in readme
+    for name in ("Django", "numpy", "scipy", "statsmodels", "krippendorff"):
+        assert f"- {name} {version(name)}\n" in readme, name
+
+
 def test_raters_are_pseudonymised_everywhere_in_the_package(package):
     files = _files(package)
     for name, data in files.items():
