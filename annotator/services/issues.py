@@ -168,12 +168,15 @@ def issues_conflicts(
                 continue
             given = known.get(_repo_key(record.repository)) if record.repository is not None else None
             if given is None or given.pk != issue.repository_id:
-                where = f"{record.repository.full_name}" if record.repository is not None else "no repository"
-                conflicts[index] = (
-                    "url",
-                    f"{record.url} is stored as an issue of {issue.repository.full_name}; importing it into "
-                    f"{where} would move it there, so it is refused",
-                )
+                stored_in = issue.repository.full_name
+                if record.repository is None:
+                    message = f"{record.url} is stored as an issue of {stored_in}; import it with --repo {stored_in}"
+                else:
+                    message = (
+                        f"{record.url} is stored as an issue of {stored_in}; importing it into "
+                        f"{record.repository.full_name} would move it there, so it is refused"
+                    )
+                conflicts[index] = ("url", message)
     return conflicts
 
 

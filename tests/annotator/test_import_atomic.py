@@ -209,3 +209,14 @@ def test_skip_invalid_leaves_the_stored_issue_where_it_is_and_imports_the_rest(t
     assert out.startswith("created 1, updated 0, unchanged 0, invalid 1")
     assert "https://github.com/deepspeedai/DeepSpeed/issues/1" in err
     assert Issue.objects.get(number=1).repository.full_name == "deepspeedai/DeepSpeed"
+
+
+def test_without_repo_a_stored_post_keeps_its_repository(tmp_path):
+    post = {"url": "https://forum.example.org/t/7", "title": "Hangs", "number": 7}
+    import_issues(write(tmp_path, [post]), "--repo", "deepspeedai/DeepSpeed")
+
+    with pytest.raises(CommandError):
+        import_issues(write(tmp_path, [post]))
+
+    assert Issue.objects.get().repository.full_name == "deepspeedai/DeepSpeed"
+    assert "import it with --repo deepspeedai/DeepSpeed" in ImportJob.objects.order_by("-id").first().error
