@@ -34,6 +34,9 @@ logger = logging.getLogger(__name__)
 ALLOWED_SUFFIXES = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".txt")
 # Problems kept on a job: enough to fix a file; the count says how many there were in all.
 STORED_PROBLEMS = 500
+# A batch also ends at this much text, so a file of long issues (pasted logs) needs no more memory
+# than one of short ones: a batch's rows, their hashes and the INSERT built from them are held at once.
+BATCH_CHARS = 4_000_000
 
 
 @dataclass(slots=True)
@@ -125,10 +128,13 @@ def file_import_execute(
 
     try:
         with transaction.atomic():
+            batch_chars = 0
             for item in read_issue_file(stream, name=name, result=parsed, repository=repository):
                 batch.append(item)
-                if len(batch) >= batch_size:
+                batch_chars += _text_size(item[1])
+                if len(batch) >= batch_size or batch_chars >= BATCH_CHARS:
                     flush()
+                    batch_chars = 0
             if batch:
                 flush()
             if parsed.has_problems and not skip_invalid:
@@ -136,6 +142,11 @@ def file_import_execute(
     except _Invalid:
         return FileImportOutcome(parsed=parsed, result=None)
     return FileImportOutcome(parsed=parsed, result=result)
+
+
+def _text_size(record: IssueRecord) -> int:
+    """Roughly how much text a record holds: its body and its comments' bodies dominate."""
+    return len(record.body) + len(record.title) + sum(len(c.body) for c in record.comments or ()) + 1000
 
 
 def _add_counts(total: UpsertResult, part: UpsertResult) -> None:

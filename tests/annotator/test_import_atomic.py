@@ -220,3 +220,15 @@ def test_without_repo_a_stored_post_keeps_its_repository(tmp_path):
 
     assert Issue.objects.get().repository.full_name == "deepspeedai/DeepSpeed"
     assert "import it with --repo deepspeedai/DeepSpeed" in ImportJob.objects.order_by("-id").first().error
+
+
+def test_long_issues_are_written_in_smaller_batches(tmp_path, monkeypatch):
+    monkeypatch.setattr(import_services, "BATCH_CHARS", 38_000)
+    counting = FailOnCall(import_services.issues_upsert, on=0, error=RuntimeError())
+    monkeypatch.setattr(import_services, "issues_upsert", counting)
+    path = write(tmp_path, [rest_issue(n, body="log line\n" * 2_000) for n in range(1, 11)])
+
+    out, _ = import_issues(path)
+
+    assert out.startswith("created 10,")
+    assert counting.calls == 5, "two issues of ~19,000 characters fill a batch of 38,000"
