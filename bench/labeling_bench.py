@@ -103,12 +103,12 @@ index only when the query's condition is written as constants, and Django sends 
 parameters, so "my next open issue" walks the rater's queue in the (rater, study, position) index instead.
 """
 ROWS = [
-    # key, what, Label Studio figure it compares with, target median (ms) on PostgreSQL
-    ("next", "GET next assignment (API)", "list", 12.8),
-    ("draft", "PUT save draft (API)", "annotate", 6.0),
-    ("submit", "POST submit (API)", "annotate", 6.0),
-    ("queue", "GET my queue page (HTML)", "list", 12.8),
-    ("mine", "GET 100 of my assignments (API)", "list", 12.8),
+    # key, what, Label Studio figure it compares with, target server median (ms) on PostgreSQL (None: no target)
+    ("next", "GET next assignment (API)", "list", 10.0),
+    ("draft", "PUT save draft (API)", "annotate", 10.0),
+    ("submit", "POST submit (API)", "annotate", 12.0),
+    ("queue", "GET my queue page (HTML)", "list", 15.0),
+    ("mine", "GET 100 of my assignments (API)", "list", None),
 ]
 # The floor: bare endpoints with the same middleware, session authentication and DRF handling (bench/floor_urls.py).
 # Submits split by what they do: the first of the issue's two raters, or the second (the issue freezes and its
@@ -158,13 +158,20 @@ def main() -> None:
         django_setup(scratch.url, CACHE_URL=args.cache_url)
         build = (_existing(args.issues) if args.reuse else None) or _build(args.issues, args.done)
         _flush_cache(args.cache_url)
-        extra = {"DJANGO_SETTINGS_MODULE": "bench.floor_settings", "CACHE_URL": args.cache_url}
+        # The benchmark is one client sending requests back to back, far above any person's rate: a per-second
+        # rate keeps it unthrottled while DRF's throttle keeps, as for a rater, a short list of request times.
+        extra = {
+            "DJANGO_SETTINGS_MODULE": "bench.floor_settings",
+            "CACHE_URL": args.cache_url,
+            "API_THROTTLE_USER": "1000/s",
+        }
         with tempfile.TemporaryDirectory() as folder:
             access_log = Path(folder) / "access.log"
             with gunicorn(served_env(scratch.url, **extra), workers=args.workers, access_log=access_log) as base:
                 load_before = os.getloadavg()[0]
                 round_trips, request_ids = _time_http(base, build, args.requests)
                 build["load"] = (load_before, os.getloadavg()[0])
+                build["memory"] = _memory(base)
             served = server_times(access_log)  # complete once gunicorn has stopped
         timings = {
             "server": {key: [served[request_id] for request_id in ids] for key, ids in request_ids.items()},
@@ -424,6 +431,51 @@ def _flush_cache(url: str) -> None:
         raise SystemExit(f"the cache at {url} is not reachable ({exc}); start Redis or pass --cache-url ''") from exc
 
 
+# --------------------------------------------------------------------------- memory
+
+
+def _memory(base: str) -> list[tuple[int, bool, int, int]]:
+    """(pid, is master, RSS KiB, PSS KiB) of the gunicorn serving `base`, read from /proc after the timed requests.
+
+    RSS counts pages shared with the master (and the other workers) in every process; PSS splits them.
+    """
+    bind = base.removeprefix("http://").encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+            if b"gunicorn" not in command or bind not in command:
+                continue
+            status = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines() if ":" in line)
+            rollup = (entry / "smaps_rollup").read_text().splitlines()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        pss = next((int(line.split()[1]) for line in rollup if line.startswith("Pss:")), 0)
+        parent = int(status["PPid"].strip())
+        found.append((int(entry.name), parent, int(status["VmRSS"].split()[0]), pss))
+    pids = {pid for pid, *_ in found}
+    return sorted(((pid, parent not in pids, rss, pss) for pid, parent, rss, pss in found), key=lambda row: not row[1])
+
+
+def _memory_text(memory: list[tuple[int, bool, int, int]]) -> str:
+    if not memory:
+        return "Memory: not measured (no /proc)."
+    master = [row for row in memory if row[1]]
+    workers = [row for row in memory if not row[1]]
+    mib = 1024
+    each = ", ".join(f"{rss / mib:.0f}" for _, _, rss, _ in workers)
+    largest = max((rss for _, _, rss, _ in workers), default=0)
+    master_rss = master[0][2] if master else 0
+    return (
+        f"Memory after the timed requests (gunicorn master + {len(workers)} workers): RSS master "
+        f"{master_rss / mib:.0f} MiB, workers {each} MiB; PSS (shared pages split between the processes) "
+        f"{sum(pss for *_, pss in memory) / mib:.0f} MiB in all. A master with three such workers (docker-compose) "
+        f"holds about {(master_rss + 3 * largest) / mib:.0f} MiB of RSS."
+    )
+
+
 # --------------------------------------------------------------------------- SQL queries, in-process
 
 
@@ -445,9 +497,7 @@ def _count_queries(build: dict) -> dict[str, int]:
         with CaptureQueriesContext(connection) as captured:
             response = getattr(client, method)(url, **kwargs)
         assert response.status_code == 200, (url, response.status_code, response.content[:300])
-        # A connection prepares each hand-written statement once (PREPARE): the steady state is counted without.
-        executed = [query for query in captured.captured_queries if not query["sql"].startswith("PREPARE ")]
-        counts[key] = max(counts.get(key, 0), len(executed))
+        counts[key] = max(counts.get(key, 0), len(captured.captured_queries))
         return response
 
     for _ in range(3):
@@ -486,7 +536,7 @@ def _markdown(vendor: str, args, build: dict, timings: dict, queries: dict, serv
             f"| {what} | {served.median_ms:.1f} | {served.p95_ms:.1f} | {trip.median_ms:.1f} | {queries.get(key, '?')} "
             f"| {ls_what}: {ls_text} | {ls_ms / served.median_ms:.1f}x |"
         )
-        if vendor == "postgresql":
+        if vendor == "postgresql" and target is not None:
             ok = served.median_ms <= target
             verdicts.append(
                 f"- {what}: server median {served.median_ms:.1f} ms (round trip {trip.median_ms:.1f} ms), "
@@ -514,7 +564,10 @@ def _markdown(vendor: str, args, build: dict, timings: dict, queries: dict, serv
         f"library and the loopback connection. SQL statements are counted as Django logs them (BEGIN and COMMIT "
         f"included; several statements sent in one round trip count as one). Building the study: {phases}."
     )
-    return "\n".join([*lines, "", *verdicts, "", facts]) if verdicts else "\n".join([*lines, "", facts])
+    memory = _memory_text(build.get("memory", []))
+    if verdicts:
+        return "\n".join([*lines, "", *verdicts, "", facts, "", memory])
+    return "\n".join([*lines, "", facts, "", memory])
 
 
 def _write(report: str, vendor: str) -> None:
@@ -558,8 +611,8 @@ def _write(report: str, vendor: str) -> None:
         "",
         "Label Studio 1.23, measured on a 2-core, 24 GB machine like ours: listing a page of 100 tasks 128 ms "
         "median (about 132 SQL queries) and creating one annotation 60 ms median (72 queries) on PostgreSQL; 81 ms "
-        "and 44 ms on SQLite. Target: 10x faster on PostgreSQL (next and queue ≤ 12.8 ms, save and submit ≤ 6 ms "
-        "median; a page of 100 assignments ≤ 12.8 ms as well).",
+        "and 44 ms on SQLite. Targets, server median on PostgreSQL with the plain ORM: next ≤ 10 ms, save ≤ 10 ms, "
+        "submit ≤ 12 ms, queue page ≤ 15 ms.",
     ]
     for label in ("PostgreSQL", "SQLite"):
         if label in runs:

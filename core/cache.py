@@ -1,40 +1,35 @@
-"""Django's Redis cache, keeping one client per connection pool.
+"""Django's Redis cache with one more operation: an atomic counting window (the sign-in limits use it).
 
-Django's RedisCacheClient builds a new `redis.Redis` object for every cache operation, and building one
-fills a table of about eighty response callbacks: on a 2-core machine that costs more than the command's
-own round trip. Every request touches the cache (the session, the API throttle), so the client is kept
-and reused here. A `redis.Redis` client is safe to share between threads: it takes a connection from its
-pool for each command.
+Django's `incr()` checks that the key exists and then increments it; a key expiring in between comes back
+as a new counter without an expiry, which for a sign-in limit would lock an account out for good. Here the
+increment and the expiry go to Redis in one transaction, on a client of our own (redis-py's public API),
+so nothing of Django's backend internals is touched.
 """
 
-from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+import re
+from functools import cached_property
+
+import redis
+from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 
 
-class _ReusedClientCacheClient(RedisCacheClient):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._clients: dict[bool, object] = {}
-
-    def get_client(self, key=None, *, write=False):
-        client = self._clients.get(write)
-        if client is None:
-            client = self._clients[write] = super().get_client(key, write=write)
-        return client
-
-
-class ReusedClientRedisCache(RedisCache):
-    """settings.CACHES backend: django.core.cache.backends.redis.RedisCache, with its clients reused."""
+class RedisCache(DjangoRedisCache):
+    """settings.CACHES backend: django.core.cache.backends.redis.RedisCache, plus `incr_window`."""
 
     def __init__(self, server, params):
         super().__init__(server, params)
-        self._class = _ReusedClientCacheClient
+        servers = server if isinstance(server, list | tuple) else re.split("[;,]", server)
+        self._primary_url = servers[0].strip()  # Django writes to the first server too
+
+    @cached_property
+    def _window_client(self) -> redis.Redis:
+        return redis.Redis.from_url(self._primary_url)
 
     def incr_window(self, key: str, timeout: int) -> tuple[int, int]:
         """Count one more in a window of `timeout` seconds that starts with its first count; returns the count
-        and the seconds left in the window. One round trip, atomic: Django's incr() checks that the key exists
-        and then increments it, and a key expiring in between would come back without an expiry."""
+        and the seconds left in the window. One round trip, atomic."""
         key = self.make_and_validate_key(key)
-        pipeline = self._cache.get_client(key, write=True).pipeline(transaction=True)
+        pipeline = self._window_client.pipeline(transaction=True)
         pipeline.incr(key)
         pipeline.expire(key, timeout, nx=True)
         pipeline.ttl(key)

@@ -1,6 +1,6 @@
 """Counting in fixed windows of Django's cache: one counter per key and window, one increment per hit.
 
-Shared by the API throttles and the sign-in limits. A window starts with its first hit and lasts its
+Used by the sign-in limits. A window starts with its first hit and lasts its
 period; the Redis cache does the increment and the expiry in one atomic round trip.
 """
 

@@ -1,18 +1,11 @@
 """Serializers of the rater-flow API: separate input and output shapes, each with a unique name."""
 
-from datetime import UTC, timedelta
-from typing import Any
-
 from django.urls import reverse
-from django.utils import timezone
 from rest_framework import serializers
 
 from annotator.models import Annotation, Assignment
 from annotator.selectors.labelling import annotation_values
 from annotator.services.annotations import AnnotationInput
-
-URL_PLACEHOLDER = 987654321  # stands for the assignment id in a reversed URL
-ZERO = timedelta(0)
 
 
 class RaterIssueOutputSerializer(serializers.Serializer):
@@ -28,8 +21,8 @@ class RaterIssueOutputSerializer(serializers.Serializer):
 
 
 class RaterAssignmentOutputSerializer(serializers.ModelSerializer):
-    study = serializers.IntegerField(source="study_issue.study_id")
-    position = serializers.IntegerField(source="study_issue.position")
+    study = serializers.IntegerField(source="study_id")  # the assignment's own copies, which the queue reads
+    position = serializers.IntegerField()
     round = serializers.IntegerField(source="study_issue.round.number")
     annotation = serializers.IntegerField(source="annotation.pk")
     annotation_version = serializers.IntegerField(source="annotation.version")
@@ -55,7 +48,7 @@ class RaterAssignmentOutputSerializer(serializers.ModelSerializer):
         ]
 
     def get_page_url(self, assignment) -> str:
-        return reverse("annotator:label", args=[assignment.study_issue.study_id, assignment.pk])
+        return reverse("annotator:label", args=[assignment.study_id, assignment.pk])
 
 
 class RaterAssignmentPageInputSerializer(serializers.Serializer):
@@ -82,65 +75,6 @@ class RaterAssignmentPageOutputSerializer(serializers.Serializer):
     count = serializers.IntegerField(help_text="All my assignments in the study (in this status, if filtered).")
     next = serializers.URLField(allow_null=True, help_text="The following page; null on the last one.")
     results = RaterAssignmentOutputSerializer(many=True)
-
-
-def _datetime_renderer():
-    """A function rendering datetimes as DRF's DateTimeField does (ISO 8601, "Z" for UTC, current time zone)."""
-    zone = timezone.get_current_timezone()  # once per response: DRF's DateTimeField looks it up for every value
-    in_utc = zone.utcoffset(None) == ZERO and str(zone) == "UTC"
-
-    def when(value):
-        if value is None:
-            return None
-        if not (in_utc and value.tzinfo is UTC):  # converting UTC to UTC costs more than the rest
-            value = value.astimezone(zone)
-        text = value.isoformat()
-        return text.removesuffix("+00:00") + "Z" if text.endswith("+00:00") else text
-
-    return when
-
-
-def assignment_rows_data(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """What RaterAssignmentOutputSerializer gives for each row of `assignment_page_for_rater`, built directly.
-
-    A page of 100 through nested serializers costs more than everything else in the request; the
-    shape is the same (a test compares the two).
-    """
-    when = _datetime_renderer()
-    urls: dict[int, tuple[str, str]] = {}
-    data = []
-    for row in rows:
-        study = row["study"]
-        if study not in urls:  # one reverse() per page, not per row
-            sample = reverse("annotator:label", args=[study, URL_PLACEHOLDER])
-            urls[study] = tuple(sample.split(str(URL_PLACEHOLDER), 1))
-        prefix, suffix = urls[study]
-        owner, name = row["repository_owner"], row["repository_name"]
-        data.append(
-            {
-                "id": row["id"],
-                "study": study,
-                "position": row["position"],
-                "round": row["round"],
-                "status": row["status"],
-                "skip_reason": row["skip_reason"],
-                "assigned_at": when(row["assigned_at"]),
-                "started_at": when(row["started_at"]),
-                "submitted_at": when(row["submitted_at"]),
-                "annotation": row["annotation"],
-                "annotation_version": row["annotation_version"],
-                "issue": {
-                    "id": row["issue_id"],
-                    "title": row["issue_title"],
-                    "url": row["issue_url"],
-                    "number": row["issue_number"],
-                    "state": row["issue_state"],
-                    "repository": None if name is None else (f"{owner}/{name}" if owner else name),
-                },
-                "page_url": f"{prefix}{row['id']}{suffix}",
-            }
-        )
-    return data
 
 
 class RaterProgressOutputSerializer(serializers.Serializer):
@@ -190,36 +124,6 @@ class AnnotationOutputSerializer(serializers.ModelSerializer):
         # A service that has just written the labels hands them over: no need to read them back.
         current = getattr(annotation, "current_values", None)
         return current if current is not None else annotation_values(annotation)
-
-
-def annotation_output(annotation: Annotation) -> dict[str, Any]:
-    """What AnnotationOutputSerializer gives for an annotation a service has just saved, built directly.
-
-    The autosave answers with this on every save; the serializer's field machinery costs more than the
-    rest of the response. Same shape (a test compares the two); needs `current_values` set by the service.
-    """
-    when = _datetime_renderer()
-    assignment = annotation.assignment
-    return {
-        "id": annotation.pk,
-        "assignment": annotation.assignment_id,
-        "study": assignment.study_issue.study_id,
-        "issue": assignment.study_issue.issue_id,
-        "rater": assignment.rater.username,
-        "status": assignment.status,
-        "values": annotation.current_values,
-        "note": annotation.note,
-        "excluded": annotation.excluded,
-        "excluded_reason": annotation.excluded_reason,
-        "excluded_text": annotation.excluded_text,
-        "confidence": annotation.confidence,
-        "proposals": annotation.proposals,
-        "time_spent_seconds": annotation.time_spent_seconds,
-        "version": annotation.version,
-        "submitted_at": when(annotation.submitted_at),
-        "frozen": annotation.frozen,
-        "updated_at": when(annotation.updated_at),
-    }
 
 
 class AnnotationDraftInputSerializer(serializers.Serializer):

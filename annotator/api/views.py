@@ -11,16 +11,15 @@ from annotator.api.serializers import (
     AnnotationDraftInputSerializer,
     AnnotationOutputSerializer,
     AnnotationSubmitInputSerializer,
+    RaterAssignmentOutputSerializer,
     RaterAssignmentPageInputSerializer,
     RaterAssignmentPageOutputSerializer,
     RaterNextAssignmentOutputSerializer,
     RaterProgressOutputSerializer,
-    annotation_output,
-    assignment_rows_data,
 )
 from annotator.selectors.labelling import (
     annotation_get_for_user,
-    assignment_next_row_for_rater,
+    assignment_next_for_rater,
     assignment_page_for_rater,
     rater_assignment_count,
     rater_progress,
@@ -48,15 +47,15 @@ class RaterNextAssignmentApi(APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         study = study_get_with_roles(user=request.user, pk=pk)
-        upcoming = assignment_next_row_for_rater(rater=request.user, study=study)
+        upcoming = assignment_next_for_rater(rater=request.user, study=study)
         rounds = rater_progress(rater=request.user, study=study)
         current = None
         if upcoming is not None:
-            current = next((r for r in rounds if r["study_issue__round__number"] == upcoming["round"]), None)
+            current = next((r for r in rounds if r["round_id"] == upcoming.study_issue.round_id), None)
         elif rounds:
             current = rounds[-1]
         progress = RaterProgressOutputSerializer(current).data if current else None
-        assignment = assignment_rows_data([upcoming])[0] if upcoming else None
+        assignment = RaterAssignmentOutputSerializer(upcoming).data if upcoming else None
         return Response({"assignment": assignment, "progress": progress})
 
 
@@ -85,7 +84,7 @@ class RaterMyAssignmentsApi(APIView):
             {
                 "count": rater_assignment_count(rater=request.user, study=study, status=status),
                 "next": following,
-                "results": assignment_rows_data(page),
+                "results": RaterAssignmentOutputSerializer(page, many=True).data,
             }
         )
 
@@ -119,7 +118,7 @@ class AnnotationDraftApi(APIView):
         data.is_valid(raise_exception=True)
         # The service answers 404 for an annotation the user may not see, 403 for one they may only see.
         saved = annotation_save_draft(annotation=pk, actor=request.user, **data.to_service_kwargs())
-        return Response(annotation_output(saved))
+        return Response(AnnotationOutputSerializer(saved).data)
 
 
 class AnnotationSubmitApi(APIView):
@@ -136,4 +135,4 @@ class AnnotationSubmitApi(APIView):
         data = AnnotationSubmitInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         submitted = annotation_submit(annotation=pk, actor=request.user, **data.to_service_kwargs())
-        return Response(annotation_output(submitted))
+        return Response(AnnotationOutputSerializer(submitted).data)

@@ -1,7 +1,6 @@
 """Reading a rater's work. Every query here is scoped to the rater: blindness cannot be forgotten by a view."""
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from django.db.models import Prefetch, Q, QuerySet, Sum
@@ -24,7 +23,7 @@ def study_get_with_roles(*, user, pk: int) -> Study:
     study (and nothing else: these pages do not show the taxonomy) saves a query and most of the cost of
     another. The roles go where annotator.permissions keeps them for the request.
     """
-    memberships = list(StudyMember.objects.filter(user=user, study_id=pk).select_related("study"))
+    memberships = list(StudyMember.objects.filter(user=user, study_id=pk).select_related("study").order_by())
     if not memberships:
         return study_get_for_user(user=user, pk=pk)  # staff see every study; anyone else gets the 404
     study = memberships[0].study
@@ -40,39 +39,14 @@ def assignments_for_rater(*, rater, study: Study) -> QuerySet[Assignment]:
     )
 
 
-# Columns no list of assignments shows: a page of 100 would otherwise carry 100 issue bodies and raw JSON.
-LIST_DEFERRED = (
-    "study_issue__issue__body",
-    "study_issue__issue__raw",
-    "study_issue__issue__repository__sync_state",
-    "study_issue__round__filters",
-)
-
-
-def assignment_rows_for_rater(*, rater, study: Study) -> QuerySet[Assignment]:
-    """The rater's assignments for queues and lists (no issue bodies)."""
-    return assignments_for_rater(rater=rater, study=study).defer(*LIST_DEFERRED)
-
-
 def assignment_next_for_rater(*, rater, study: Study) -> Assignment | None:
-    """The rater's first unfinished assignment by position (drafts and fresh ones alike), with its issue's title.
+    """The rater's first unfinished assignment by position (drafts and fresh ones alike), as a row of
+    "my assignments" (see assignment_page_for_rater), or None.
 
     Filters and orders on the assignment's own study/position copies: one range scan of
     assignment_open_queue_idx, however much of the queue is done.
     """
-    return (
-        Assignment.objects.filter(rater=rater, study=study, status__in=OPEN_STATUSES)
-        .select_related("study_issue__issue")
-        .only("id", "position", "status", "study_issue__round_id", "study_issue__issue__title")
-        .order_by("position")
-        .first()
-    )
-
-
-def assignment_next_row_for_rater(*, rater, study: Study) -> dict[str, Any] | None:
-    """The same next assignment as a row of "my assignments" (see assignment_page_for_rater), or None."""
-    rows, _ = assignment_page_for_rater(rater=rater, study=study, statuses=OPEN_STATUSES, limit=1)
-    return rows[0] if rows else None
+    return _page_rows(Assignment.objects.filter(rater=rater, study=study, status__in=OPEN_STATUSES)).first()
 
 
 def assignment_get_for_rater(*, rater, study: Study, pk: int) -> Assignment:
@@ -113,27 +87,32 @@ def rater_assignment_count(*, rater, study: Study, status: str | None = None) ->
     return sum(value or 0 for value in totals.values())
 
 
-# Columns of one row of "my assignments" (the API list), read as plain values: a page of 100 builds no models.
-ROW_COLUMNS = {
-    "id": "id",
-    "study": "study_id",
-    "position": "position",
-    "round": "study_issue__round__number",
-    "status": "status",
-    "skip_reason": "skip_reason",
-    "assigned_at": "assigned_at",
-    "started_at": "started_at",
-    "submitted_at": "submitted_at",
-    "annotation": "annotation__id",
-    "annotation_version": "annotation__version",
-    "issue_id": "study_issue__issue_id",
-    "issue_title": "study_issue__issue__title",
-    "issue_url": "study_issue__issue__url",
-    "issue_number": "study_issue__issue__number",
-    "issue_state": "study_issue__issue__state",
-    "repository_owner": "study_issue__issue__repository__owner",
-    "repository_name": "study_issue__issue__repository__name",
-}
+# What a row of "my assignments" shows (RaterAssignmentOutputSerializer): no issue bodies or raw JSON.
+ROW_FIELDS = (
+    "study",
+    "position",
+    "status",
+    "skip_reason",
+    "assigned_at",
+    "started_at",
+    "submitted_at",
+    "annotation__version",
+    "study_issue__round__number",
+    "study_issue__issue__title",
+    "study_issue__issue__url",
+    "study_issue__issue__number",
+    "study_issue__issue__state",
+    "study_issue__issue__repository__owner",
+    "study_issue__issue__repository__name",
+)
+
+
+def _page_rows(assignments: QuerySet[Assignment]) -> QuerySet[Assignment]:
+    return (
+        assignments.select_related("study_issue__round", "study_issue__issue__repository", "annotation")
+        .only(*ROW_FIELDS)
+        .order_by("position")
+    )
 
 
 def assignment_page_for_rater(
@@ -141,88 +120,41 @@ def assignment_page_for_rater(
     rater,
     study: Study,
     status: str | None = None,
-    statuses: tuple[str, ...] = (),
     after: int | None = None,
     limit: int = 50,
-) -> tuple[list[dict[str, Any]], int | None]:
-    """One page of the rater's assignments in queue order, after queue position `after` (keyset), as rows.
+) -> tuple[list[Assignment], int | None]:
+    """One page of the rater's assignments in queue order, after queue position `after` (keyset).
 
     Reads `limit + 1` entries of the (rater, study, position) index from where the last page ended,
-    so a page costs the same at position 99,900 as at 0. Returns the rows (dicts keyed as ROW_COLUMNS)
-    and the position to continue after (None on the last page).
+    so a page costs the same at position 99,900 as at 0. Returns the assignments and the position to
+    continue after (None on the last page).
     """
     rows = Assignment.objects.filter(rater=rater, study=study)
     if status:
         rows = rows.filter(status=status)
-    if statuses:
-        rows = rows.filter(status__in=statuses)
     if after is not None:
         rows = rows.filter(position__gt=after)
-    page = _rows(rows.order_by("position")[: limit + 1])
+    page = list(_page_rows(rows)[: limit + 1])
     if len(page) > limit:
-        return page[:limit], page[limit - 1]["position"]
+        return page[:limit], page[limit - 1].position
     return page, None
 
 
-def _rows(assignments: QuerySet[Assignment]) -> list[dict[str, Any]]:
-    names = list(ROW_COLUMNS)
-    return [dict(zip(names, values, strict=True)) for values in assignments.values_list(*ROW_COLUMNS.values())]
-
-
-@dataclass(frozen=True, slots=True)
-class QueueIssue:
-    title: str
-
-
-@dataclass(frozen=True, slots=True)
-class QueueStudyIssue:
-    position: int
-    issue: QueueIssue
-
-
-@dataclass(frozen=True, slots=True)
-class QueueAnnotation:
-    frozen: bool
-
-
-@dataclass(slots=True)
-class QueueEntry:
-    """One assignment listed on the queue page: the few fields it shows, shaped as on an Assignment.
-
-    Read as plain values: 50 of these cost a fraction of 50 assignments with their issue and annotation.
-    The page_url, short_title and submitted_text are filled in by the view for display.
-    """
-
-    pk: int
-    status: str
-    skip_reason: str
-    submitted_at: datetime | None
-    study_issue: QueueStudyIssue
-    annotation: QueueAnnotation
-    page_url: str = ""
-    short_title: str = ""
-    submitted_text: str = ""
-
-
-def _queue_list(rater, study: Study, status: str, order: str, recent: int) -> list[QueueEntry]:
-    rows = (
+def _queue_list(rater, study: Study, status: str, order: str, recent: int) -> list[Assignment]:
+    """Up to `recent` of the rater's assignments in one status, with the few fields the queue page shows."""
+    return list(
         Assignment.objects.filter(rater=rater, study=study, status=status)
-        .order_by(order)
-        .values_list(
-            "id", "status", "skip_reason", "submitted_at", "position", "study_issue__issue__title", "annotation__frozen"
-        )[:recent]
-    )
-    return [
-        QueueEntry(
-            pk=pk,
-            status=status,
-            skip_reason=skip_reason,
-            submitted_at=submitted_at,
-            study_issue=QueueStudyIssue(position=position, issue=QueueIssue(title=title)),
-            annotation=QueueAnnotation(frozen=bool(frozen)),
+        .select_related("study_issue__issue", "annotation")
+        .only(
+            "status",
+            "skip_reason",
+            "submitted_at",
+            "study_issue__position",
+            "study_issue__issue__title",
+            "annotation__frozen",
         )
-        for pk, status, skip_reason, submitted_at, position, title, frozen in rows
-    ]
+        .order_by(order)[:recent]
+    )
 
 
 def rater_queue(*, rater, study: Study, recent: int = 50) -> dict[str, Any]:
@@ -231,7 +163,13 @@ def rater_queue(*, rater, study: Study, recent: int = 50) -> dict[str, Any]:
     A list the progress counters say is empty is not queried at all.
     """
     rounds = rater_progress(rater=rater, study=study)
-    upcoming = assignment_next_for_rater(rater=rater, study=study)
+    upcoming = (
+        Assignment.objects.filter(rater=rater, study=study, status__in=OPEN_STATUSES)
+        .select_related("study_issue__issue")
+        .only("study_issue__round", "study_issue__issue__title")
+        .order_by("position")
+        .first()
+    )
     current = None
     if upcoming is not None:
         current = next((r for r in rounds if r["round_id"] == upcoming.study_issue.round_id), None)

@@ -1,40 +1,38 @@
 """Saving, submitting, freezing and reopening one rater's annotation of one issue.
 
-Submits and reopens lock the study issue first and then the annotation with its assignment (always
-in that order), so two raters submitting one issue serialise and the second always freezes the pair.
-A draft locks only the annotation and its assignment: it refuses a submitted annotation, so it can
-never complete an issue or race a freeze. Every write checks the version the client saw (optimistic
-locking), records a history entry and keeps the rater's progress counters in step when the
-assignment's status changes.
+Lock order, in every service: the study issue (a submit, a reopen), the annotation, its assignment, the
+rater's progress counter. Two raters submitting one issue serialise on the study issue, so the second
+always sees the first and freezes the pair. A draft locks only the annotation and its assignment: it
+refuses a submitted annotation, so it can never complete an issue or race a freeze. Every write checks
+the version the client saw (optimistic locking), records a history entry and keeps the rater's progress
+counters in step when the assignment's status changes.
 
-These are the hottest writes of the product (autosave), so each reads what it needs once: the
-labels being replaced come back from the DELETE itself, and the returned annotation carries its
-new labels (`current_values`) so a caller can answer without reading them again.
+Autosave is the most frequent write of the product, so each step reads what it needs once: the locking
+read brings the assignment, study issue, study and taxonomy version along, the labels are replaced by
+difference, and the returned annotation carries its new labels (`current_values`) so a caller can answer
+without reading them again.
 """
 
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.db.models import Exists, F, OuterRef, Prefetch
 from django.utils import timezone
 
-from annotator.models import Annotation, AnnotationHistory, Assignment, Study, StudyIssue, StudyMember
+from annotator.models import (
+    Annotation,
+    AnnotationHistory,
+    AnnotationValue,
+    Assignment,
+    Study,
+    StudyIssue,
+    StudyMember,
+)
 from annotator.permissions import can_see_all_labels
 from annotator.services.agreement.version import study_labels_changed
-from annotator.services.annotation_rows import (
-    Batch,
-    LockedAnnotation,
-    add_history,
-    add_insert,
-    add_issue_statuses,
-    add_progress_move,
-    add_update,
-    add_values,
-    lock_and_take,
-    lock_issue_annotations,
-)
 from annotator.services.first_submissions import first_submission_record
 from annotator.services.history import annotation_history_record, annotation_snapshot
-from annotator.services.progress import rater_progress_move, rater_progress_recount_rater
+from annotator.services.progress import rater_progress_move
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
 from taxonomy.catalogue import CategoryInfo, DimensionInfo, version_catalogue
 from taxonomy.models import Dimension
@@ -59,12 +57,6 @@ class AnnotationInput:
     excluded_text: str = ""
     confidence: int | None = None
     proposals: dict[str, str] = field(default_factory=dict)
-
-
-def _catalogue(locked: LockedAnnotation) -> tuple[dict[str, DimensionInfo], dict[int, CategoryInfo]]:
-    """The study's dimensions by key (all of its version's when it names none) and its version's categories."""
-    catalogue = version_catalogue(version_id=locked.taxonomy_version_id, published_at=locked.version_published_at)
-    return catalogue.dimensions_by_key(locked.study_dimension_ids), catalogue.categories
 
 
 def _clean(
@@ -137,31 +129,63 @@ def _require_complete(
         )
 
 
-def _lock_study_issue(annotation: Annotation) -> StudyIssue:
-    return StudyIssue.objects.select_for_update(of=("self",)).filter(assignments__annotation=annotation.pk).get()
-
-
-def _lock(annotation: Annotation | int, actor, expected_version: int, *, submitting: bool) -> LockedAnnotation:
-    """The annotation, locked and checked (its labels taken out): the actor is its rater, it is not frozen,
-    the version is current. Anyone else is answered as the selectors would: 404 unless they may see it."""
+def _lock_study_issue(annotation: Annotation | int) -> None:
+    """Lock the annotation's study issue (first in the lock order); NotFoundError when there is none."""
     pk = annotation if isinstance(annotation, int) else annotation.pk
-    # Lock order everywhere: study issue (a submit), annotation, assignment, counter. The assignment is
-    # locked too: its status moves a progress counter, so it must not change under us (a skip in another tab).
-    locked = lock_and_take(annotation_id=pk, study_issue_first=submitting)
-    if locked is None:
+    # `annotation__id`, not `annotation`: an id lookup answers "none" for an id beyond the column's range (the
+    # relation lookup would send it to the database). order_by(): the default ordering would add a join.
+    issue = StudyIssue.objects.filter(assignments__annotation__id=pk)
+    locked = issue.select_for_update(of=("self",)).order_by()
+    if not list(locked.values_list("pk", flat=True)):
         raise NotFoundError("No such annotation.")
-    assignment = locked.annotation.assignment
+
+
+def _lock(annotation: Annotation | int, actor, expected_version: int, *, submitting: bool) -> Annotation:
+    """The annotation and its assignment, locked and checked: the actor is its rater, it is not frozen, the
+    version is current. Anyone else is answered as the selectors would: 404 unless they may see it.
+
+    The assignment is locked too: its status moves a progress counter, so it must not change under us (a
+    skip in another tab). Its study issue, study and taxonomy version come along (validation needs them).
+    """
+    pk = annotation if isinstance(annotation, int) else annotation.pk
+    if submitting:
+        _lock_study_issue(pk)
+    annotations = Annotation.objects.select_for_update(of=("self", "assignment")).select_related(
+        "assignment__study_issue__study__taxonomy_version"
+    )
+    if submitting:
+        # Whether this submit completes the issue: read under the study issue's lock, so every other rater's
+        # submit has committed or waits behind ours. Ours is the one status that changes before the freeze.
+        others = Assignment.objects.filter(study_issue=OuterRef("assignment__study_issue")).exclude(
+            pk=OuterRef("assignment")
+        )
+        annotations = annotations.annotate(
+            other_raters=Exists(others), others_open=Exists(others.exclude(status=Assignment.Status.SUBMITTED))
+        )
+    try:
+        locked = annotations.get(pk=pk)
+    except Annotation.DoesNotExist:
+        raise NotFoundError("No such annotation.") from None
+    assignment = locked.assignment
     if assignment.rater_id != actor.pk:
-        study = Study.objects.get(pk=assignment.study_issue.study_id)
-        if can_see_all_labels(actor, study):
+        if can_see_all_labels(actor, assignment.study_issue.study):
             raise PermissionDeniedError("Only the rater assigned to this issue can change this annotation.")
         raise NotFoundError("No such annotation.")
-    if locked.annotation.frozen:
+    if locked.frozen:
         raise ConflictError(FROZEN_MESSAGE)
-    if locked.annotation.version != expected_version:
+    if locked.version != expected_version:
         raise ConflictError(CONFLICT_MESSAGE)
     assignment.rater = actor  # checked above: saves a query for whoever shows the rater's name
     return locked
+
+
+def _catalogue(study: Study) -> tuple[dict[str, DimensionInfo], dict[int, CategoryInfo]]:
+    """The study's dimensions by key (all of its version's when it names none) and its version's categories."""
+    version = study.taxonomy_version
+    catalogue = version_catalogue(version_id=version.pk, published_at=version.published_at)
+    through = Study.dimensions.through.objects.filter(study=study).order_by()
+    dimension_ids = list(through.values_list("dimension_id", flat=True))
+    return catalogue.dimensions_by_key(dimension_ids), catalogue.categories
 
 
 def _values_by_key(pairs: list[tuple[int, int]], dimensions: dict[str, DimensionInfo]) -> dict[str, list[int]]:
@@ -177,7 +201,7 @@ def _values_by_key(pairs: list[tuple[int, int]], dimensions: dict[str, Dimension
 
 
 def _save(
-    locked: LockedAnnotation,
+    annotation: Annotation,
     *,
     actor,
     chosen: dict[str, list[CategoryInfo]],
@@ -186,33 +210,39 @@ def _save(
     dimensions: dict[str, DimensionInfo],
     status: str,
     action: str,
-    now,
-) -> list[tuple]:
-    """Write the new labels and fields, the assignment's status and counter, and the history entry.
+) -> None:
+    """Write the new labels and fields, the assignment's status and counter, and the history entry."""
+    old = list(
+        AnnotationValue.objects.filter(annotation=annotation)
+        .order_by()
+        .values_list("pk", "dimension_id", "category_id")
+    )
+    before = annotation_snapshot(annotation, values=_values_by_key([(d, c) for _, d, c in old], dimensions))
+    # Only the labels that changed are written: an autosave of the note alone writes none.
+    new = {category.pk: category.dimension_id for categories in chosen.values() for category in categories}
+    gone = [pk for pk, _, category_id in old if category_id not in new]
+    if gone:
+        AnnotationValue.objects.filter(pk__in=gone).delete()
+    kept = {category_id for _, _, category_id in old}
+    AnnotationValue.objects.bulk_create(
+        AnnotationValue(annotation=annotation, dimension_id=dimension_id, category_id=category_id)
+        for category_id, dimension_id in new.items()
+        if category_id not in kept
+    )
 
-    Returns the issue's assignment statuses, read after the writes (see annotation_rows.add_issue_statuses).
-    """
-    annotation = locked.annotation
-    before = annotation_snapshot(annotation, values=_values_by_key(locked.old_values, dimensions))
+    now = timezone.now()
     for name, value in fields.items():
         setattr(annotation, name, value)
     annotation.time_spent_seconds += max(0, min(int(elapsed_seconds or 0), MAX_ELAPSED_PER_SAVE))
     annotation.version += 1  # we hold the row lock
-    annotation.updated_at = now
     changed = [*fields, "time_spent_seconds", "version", "updated_at"]
     if status == Assignment.Status.SUBMITTED:
         annotation.submitted_at = now
         changed.append("submitted_at")
+    annotation.save(update_fields=changed)
     values = {key: sorted(category.pk for category in chosen[key]) for key in dimensions if key in chosen}
     annotation.current_values = values
 
-    batch = Batch()
-    add_values(
-        batch,
-        annotation_id=annotation.pk,
-        pairs=[(category.dimension_id, category.pk) for categories in chosen.values() for category in categories],
-    )
-    add_update(batch, annotation, changed)
     assignment = annotation.assignment
     old_status = assignment.status
     times = {"started_at": now, **({"submitted_at": now} if status == Assignment.Status.SUBMITTED else {})}
@@ -221,26 +251,15 @@ def _save(
         assignment.status, assignment.skip_reason = status, ""
         for name in unset:
             setattr(assignment, name, times[name])
-        add_update(batch, assignment, ["status", "skip_reason", *unset])
-    if status != old_status:
-        add_progress_move(
-            batch, study_issue=assignment.study_issue, rater_id=assignment.rater_id, old=old_status, new=status
-        )
-    add_history(
-        batch,
+        assignment.save(update_fields=["status", "skip_reason", *unset])
+    rater_progress_move(assignment=assignment, old=old_status, new=status)
+    annotation_history_record(
         annotation=annotation,
-        actor_id=actor.pk,
+        actor=actor,
         action=action,
-        at=now,
         before=before,
         after=annotation_snapshot(annotation, values=values),
     )
-    add_issue_statuses(batch, study_issue=assignment.study_issue, rater_id=assignment.rater_id)
-    statuses = batch.run()
-    if status != old_status and statuses and not statuses[0][1]:
-        # Assignments written by some other path (e.g. an import) without counters: count them now.
-        rater_progress_recount_rater(study_issue=assignment.study_issue, rater_id=assignment.rater_id)
-    return statuses
 
 
 @transaction.atomic
@@ -252,9 +271,9 @@ def annotation_save_draft(
     `annotation` is the annotation or its id; the returned annotation carries its new labels (`current_values`).
     """
     locked = _lock(annotation, actor, expected_version, submitting=False)
-    if locked.annotation.submitted_at is not None:
+    if locked.submitted_at is not None:
         raise ConflictError("This annotation is already submitted; change it and submit again to revise it.")
-    dimensions, categories = _catalogue(locked)
+    dimensions, categories = _catalogue(locked.assignment.study_issue.study)
     chosen, fields = _clean(data, dimensions, categories)
     _save(
         locked,
@@ -265,9 +284,8 @@ def annotation_save_draft(
         dimensions=dimensions,
         status=Assignment.Status.DRAFTED,
         action=AnnotationHistory.Action.DRAFT,
-        now=timezone.now(),
     )
-    return locked.annotation
+    return locked
 
 
 @transaction.atomic
@@ -275,15 +293,13 @@ def annotation_submit(
     *, annotation: Annotation | int, actor, data: AnnotationInput, expected_version: int, elapsed_seconds: int = 0
 ) -> Annotation:
     """Submit (or, if submitted before, revise). When every rater of the issue has submitted, all freeze."""
-    # Lock order: study issue, then annotation. Submits of the same issue by two raters serialise there,
-    # so the second one always sees the first and freezes the pair.
     locked = _lock(annotation, actor, expected_version, submitting=True)
-    dimensions, categories = _catalogue(locked)
+    study_issue = locked.assignment.study_issue
+    dimensions, categories = _catalogue(study_issue.study)
     chosen, fields = _clean(data, dimensions, categories)
     _require_complete(chosen, fields, dimensions)
-    submitted = locked.annotation
-    revising = submitted.submitted_at is not None
-    statuses = _save(
+    revising = locked.submitted_at is not None
+    _save(
         locked,
         actor=actor,
         chosen=chosen,
@@ -292,77 +308,62 @@ def annotation_submit(
         dimensions=dimensions,
         status=Assignment.Status.SUBMITTED,
         action=AnnotationHistory.Action.REVISE if revising else AnnotationHistory.Action.SUBMIT,
-        now=timezone.now(),
     )
     if not revising:  # a resubmit after a send-back finds the first one kept and leaves it
         first_submission_record(
-            annotation=submitted,
+            annotation=locked,
             values=[(category.dimension_id, category.pk) for categories in chosen.values() for category in categories],
-            submitted_at=submitted.submitted_at,
+            submitted_at=locked.submitted_at,
         )
-    study_issue = submitted.assignment.study_issue
-    if len(statuses) >= 2 and all(status == Assignment.Status.SUBMITTED for status, _ in statuses):
-        frozen = _freeze(study_issue=study_issue, actor=actor, dimensions=dimensions, now=timezone.now())
-        if submitted.pk in frozen:
-            submitted.frozen, submitted.version = frozen[submitted.pk]
+    if locked.other_raters and not locked.others_open:
+        _freeze(study_issue=study_issue, submitted=locked, actor=actor, dimensions=dimensions)
     study_labels_changed(study_id=study_issue.study_id)
-    return submitted
+    return locked
 
 
-def _freeze(
-    *, study_issue: StudyIssue, actor, dimensions: dict[str, DimensionInfo], now
-) -> dict[int, tuple[bool, int]]:
-    """Freeze every annotation of the issue (all its raters have submitted) and create or update its adjudication
-    record from their labels; returns {pk: (frozen, version)} of the annotations it froze.
+def _freeze(*, study_issue: StudyIssue, submitted: Annotation, actor, dimensions: dict[str, DimensionInfo]) -> None:
+    """Freeze every annotation of the issue (all its raters have submitted) and write its adjudication record
+    from their labels, as resolution_auto would. `submitted` (already locked) gets its new state."""
+    # Imported here: the resolution services reopen annotations through this module.
+    from annotator.services.resolutions import RaterLabels, resolution_auto_on_freeze
 
-    One statement reads (and locks) the issue's annotations with their labels, one writes the freezes and their
-    history; the resolution service compares the labels it is handed instead of reading them again.
-    """
-    # Imported here: the resolution service reopens annotations through this module.
-    from annotator.services.resolutions import RaterLabels, resolution_auto_on_freeze, resolution_prepare_on_freeze
-
-    issue_annotations, resolution_id = lock_issue_annotations(study_issue_id=study_issue.pk)
-    batch = Batch()
-    frozen: dict[int, tuple[bool, int]] = {}
-    raters = []
-    for annotation, pairs in issue_annotations:
-        values = _values_by_key(pairs, dimensions)
+    issue_annotations = list(
+        Annotation.objects.select_for_update(of=("self",))
+        .filter(assignment__study_issue=study_issue)
+        .prefetch_related(Prefetch("values", queryset=AnnotationValue.objects.order_by()))
+        .order_by("assignment_id")
+    )
+    now = timezone.now()
+    raters, history = [], []
+    for annotation in issue_annotations:
+        values = _values_by_key([(v.dimension_id, v.category_id) for v in annotation.values.all()], dimensions)
         raters.append(
             RaterLabels(values=values, proposals=dict(annotation.proposals or {}), excluded=annotation.excluded)
         )
         if annotation.frozen:
             continue
         before = annotation_snapshot(annotation, values=values)
-        annotation.frozen, annotation.updated_at = True, now
-        annotation.version += 1  # we hold the row lock
-        add_update(batch, annotation, ["frozen", "version", "updated_at"])
-        add_history(
-            batch,
-            annotation=annotation,
-            actor_id=actor.pk,
-            action=AnnotationHistory.Action.FREEZE,
-            at=now,
-            before=before,
-            after={**before, "frozen": True, "version": annotation.version},
+        version = annotation.version + 1
+        history.append(
+            AnnotationHistory(
+                annotation=annotation,
+                actor=actor,
+                action=AnnotationHistory.Action.FREEZE,
+                version=version,
+                before=before,
+                after={**before, "frozen": True, "version": version},
+            )
         )
-        frozen[annotation.pk] = (annotation.frozen, annotation.version)
-    if not frozen:
-        return {}
-    keys = list(dimensions)
-    if resolution_id is not None:  # sent back or reopened before: the service revises the resolution it has
-        batch.run()
-        resolution_auto_on_freeze(locked_issue=study_issue, raters=raters, dimension_keys=keys, actor=actor)
-        return frozen
-    # The usual case, the issue's first resolution: written with the freezes, its history entry right after.
-    resolution, history = resolution_prepare_on_freeze(
-        locked_issue=study_issue, raters=raters, dimension_keys=keys, actor=actor
+    if not history:
+        return
+    # One UPDATE for every rater's annotation; each keeps its own version, bumped under the row locks above.
+    Annotation.objects.filter(pk__in=[entry.annotation_id for entry in history]).update(
+        frozen=True, version=F("version") + 1, updated_at=now
     )
-    add_insert(batch, resolution)
-    resolution.pk = history.resolution_id = batch.run()[0][0]
-    entry = Batch()
-    add_insert(entry, history)
-    entry.run()
-    return frozen
+    AnnotationHistory.objects.bulk_create(history)
+    if any(entry.annotation_id == submitted.pk for entry in history):
+        submitted.frozen, submitted.version, submitted.updated_at = True, submitted.version + 1, now
+    resolution_auto_on_freeze(locked_issue=study_issue, raters=raters, dimension_keys=list(dimensions), actor=actor)
 
 
 @transaction.atomic

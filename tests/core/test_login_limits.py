@@ -92,7 +92,7 @@ def test_the_admin_login_shares_the_limit_and_says_when_to_try_again():
 def test_the_limit_works_on_the_shared_redis_cache():
     redis_or_skip()
     UserFactory(username="victim")
-    redis_cache = {"default": {"BACKEND": "core.cache.ReusedClientRedisCache", "LOCATION": TEST_REDIS_URL}}
+    redis_cache = {"default": {"BACKEND": "core.cache.RedisCache", "LOCATION": TEST_REDIS_URL}}
     with override_settings(CACHES=redis_cache):
         cache.clear()
         try:

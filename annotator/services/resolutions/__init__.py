@@ -9,7 +9,7 @@ decision back; ``adjudicators`` says who may adjudicate; ``rows`` holds the read
 """
 
 from .adjudicators import can_adjudicate, study_set_anonymous_adjudication
-from .auto import resolution_auto, resolution_auto_on_freeze, resolution_prepare_on_freeze, resolutions_ensure
+from .auto import resolution_auto, resolution_auto_on_freeze, resolutions_ensure
 from .comparison import EXCLUDED, METHOD_RANK, Comparison, RaterLabels, compare_labels, rater_labels
 from .decision import resolution_record, resolution_send_back
 from .reset import resolution_reset
@@ -24,7 +24,6 @@ __all__ = [
     "rater_labels",
     "resolution_auto",
     "resolution_auto_on_freeze",
-    "resolution_prepare_on_freeze",
     "resolution_record",
     "resolution_reset",
     "resolution_send_back",

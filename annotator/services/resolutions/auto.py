@@ -47,28 +47,6 @@ def resolution_auto_on_freeze(
     return _auto_write(locked_issue=locked_issue, existing=existing, comparison=comparison, actor=actor)
 
 
-def resolution_prepare_on_freeze(
-    *, locked_issue: StudyIssue, raters: list[RaterLabels], dimension_keys: list[str], actor=None
-) -> tuple[Resolution, ResolutionHistory]:
-    """The new resolution of an issue that has none yet, and its history entry, unsaved: for the submit that
-    has just frozen the issue and writes both with its other rows (see resolution_auto_on_freeze).
-
-    The caller holds the study issue's lock and has checked that the issue has no resolution (every
-    service that writes one locks the study issue first). Saving the history entry needs the
-    resolution's id: set `history.resolution_id` once the resolution is written.
-    """
-    fields = _auto_fields(existing=None, comparison=compare_labels(raters, dimension_keys=dimension_keys))
-    resolution = Resolution(study_issue=locked_issue, **fields)
-    history = ResolutionHistory(
-        actor=actor,
-        action=ResolutionHistory.Action.AUTO,
-        version=resolution.version,
-        before={},
-        after=_snapshot(resolution),
-    )
-    return resolution, history
-
-
 def _auto_write(*, locked_issue: StudyIssue, existing: Resolution | None, comparison: Comparison, actor) -> Resolution:
     fields = _auto_fields(existing=existing, comparison=comparison)
     if existing is not None:

@@ -143,3 +143,14 @@ def test_the_save_answer_is_what_the_output_serializer_gives(world, api_as):
             pk=world.a.annotation.pk
         )
         assert answer.json() == AnnotationOutputSerializer(stored).data
+
+
+@pytest.mark.parametrize(
+    ("method", "suffix"), [("get", ""), ("put", "draft/"), ("post", "submit/")], ids=["read", "draft", "submit"]
+)
+def test_an_annotation_id_beyond_the_database_integers_is_not_found(world, api_as, method, suffix):
+    too_big = 10**20  # a 20-digit id: more than any integer column holds
+    url = f"/api/v1/annotations/{too_big}/{suffix}"
+    response = getattr(api_as("rater_a"), method)(url, _body(world, 1), format="json")
+    assert response.status_code == 404, response.content
+    assert response.json()["error"]["code"] == "not_found"
