@@ -11,6 +11,7 @@ from core.errors import ConflictError, DomainError, NotFoundError
 from taxonomy import selectors
 from taxonomy.services.changelog import version_changelog_markdown
 from taxonomy.services.operations import (
+    EDIT_DENIED,
     can_edit_taxonomy,
     operation_run,
     version_draft_from,
@@ -42,12 +43,12 @@ def version_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse
     )
 
 
-# Editing drafts. Who may edit: staff and study owners (`can_edit_taxonomy`); the services check it again.
+# Editing drafts. Who may edit: taxonomy maintainers and staff (`can_edit_taxonomy`); the services check it again.
 
 
 def _editor_version(request: HttpRequest, slug: str, number: int):
     if not can_edit_taxonomy(request.user):
-        raise PermissionDenied("Only study owners and staff can edit a taxonomy.")
+        raise PermissionDenied(EDIT_DENIED)
     try:
         return selectors.version_get(slug=slug, number=number)
     except NotFoundError as exc:

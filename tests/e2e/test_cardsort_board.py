@@ -7,12 +7,14 @@ from taxonomy.models import Category, TaxonomyVersion
 from taxonomy.services import version_publish
 from tests.annotator.evolution.conftest import label_all
 from tests.annotator.studies.conftest import build_world
+from tests.factories import make_taxonomy_maintainer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
 def labelled(users):
+    make_taxonomy_maintainer(users["owner"])  # applying the sort drafts the next taxonomy version
     world = build_world(users)
     version_publish(version=world.study.taxonomy_version)
     label_all(world, users)

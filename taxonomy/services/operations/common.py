@@ -6,22 +6,25 @@ from django.db.models import Max
 from django.utils.text import slugify
 
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
-from core.permissions import can_manage_imports
+from core.permissions import can_manage_taxonomies
 from taxonomy.models import Category, CategoryLineage, Dimension, TaxonomyVersion
 from taxonomy.services.versions import version_ensure_draft
 
 CONFLICT_MESSAGE = "This draft was changed by someone else; reload to see their changes, then try again."
 
 
+EDIT_DENIED = "Only taxonomy maintainers and staff can change a taxonomy."
+
+
 def can_edit_taxonomy(user) -> bool:
-    """Staff and study owners edit taxonomies (the people who set up studies decide their categories)."""
-    return can_manage_imports(user)
+    """Taxonomy maintainers and staff: a taxonomy is shared by every team's studies."""
+    return can_manage_taxonomies(user)
 
 
 def lock_draft(*, version: TaxonomyVersion, actor, expected_revision: int | None) -> TaxonomyVersion:
     """Lock the version row (always the first lock an edit takes), check draft status and revision."""
     if not can_edit_taxonomy(actor):
-        raise PermissionDeniedError("Only study owners and staff can edit a taxonomy.")
+        raise PermissionDeniedError(EDIT_DENIED)
     locked = TaxonomyVersion.objects.select_for_update(of=("self",)).select_related("taxonomy").get(pk=version.pk)
     version_ensure_draft(version=locked)
     if expected_revision is not None and locked.edit_revision != expected_revision:

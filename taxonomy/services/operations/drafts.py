@@ -9,7 +9,7 @@ from core.errors import DomainError, PermissionDeniedError
 from taxonomy.models import Category, CategoryLineage, Dimension, TaxonomyVersion
 from taxonomy.services.versions import version_publish
 
-from .common import can_edit_taxonomy, finish_edit, lock_draft
+from .common import EDIT_DENIED, can_edit_taxonomy, finish_edit, lock_draft
 
 
 @transaction.atomic
@@ -20,7 +20,7 @@ def version_draft_from(*, version: TaxonomyVersion, actor) -> TaxonomyVersion:
     at once end up in the same draft (and its revision counter keeps them from overwriting each other).
     """
     if not can_edit_taxonomy(actor):
-        raise PermissionDeniedError("Only study owners and staff can edit a taxonomy.")
+        raise PermissionDeniedError(EDIT_DENIED)
     # Lock order as in every edit: version rows first. The base version is locked so that two
     # simultaneous calls cannot both create a draft.
     base = TaxonomyVersion.objects.select_for_update(of=("self",)).select_related("taxonomy").get(pk=version.pk)

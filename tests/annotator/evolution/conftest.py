@@ -6,7 +6,7 @@ from django.test import Client
 from annotator.services.annotations import AnnotationInput, annotation_submit
 from taxonomy.services import version_publish
 from tests.annotator.studies.conftest import build_world
-from tests.factories import UserFactory
+from tests.factories import UserFactory, make_taxonomy_maintainer
 
 
 def label_all(world, users) -> None:
@@ -35,6 +35,8 @@ def outsider(db):
 
 @pytest.fixture
 def world(users, outsider):
+    # The owner here also maintains the taxonomy: card sorting and drafts change it.
+    make_taxonomy_maintainer(users["owner"])
     world = build_world(users)
     version_publish(version=world.study.taxonomy_version)
     label_all(world, users)

@@ -8,9 +8,11 @@ from taxonomy.models import Category
 from taxonomy.services import taxonomy_template_load
 from taxonomy.services.operations import category_split, version_publish_with_changelog
 from tests.annotator.studies.factories import IssueFactory, RepositoryFactory, draw, make_study
+from tests.factories import make_taxonomy_maintainer
 
 
 def test_from_the_incomplete_template_to_v2_with_every_label_carried_or_queued(users):
+    make_taxonomy_maintainer(users["owner"])  # the owner also builds v2 of the taxonomy
     v1 = taxonomy_template_load(source="ddl-2025").version
     symptom = v1.dimensions.get(key="symptom")
     cause = v1.dimensions.get(key="root_cause")

@@ -1,4 +1,4 @@
-"""A published two-dimension taxonomy (v1) and owners allowed to edit it."""
+"""A published two-dimension taxonomy (v1) and taxonomy maintainers allowed to edit it."""
 
 from types import SimpleNamespace
 
@@ -9,20 +9,30 @@ from core.permissions import STUDY_OWNERS_GROUP
 from taxonomy.models import Category, TaxonomyVersion
 from taxonomy.services import version_publish
 from taxonomy.services.operations import version_draft_from
-from tests.factories import UserFactory
+from tests.factories import UserFactory, make_taxonomy_maintainer
 from tests.taxonomy.factories import CategoryFactory, DimensionFactory, TaxonomyVersionFactory
 
 
-def make_owner(username: str):
+def in_group(username: str, group_name: str):
     user = UserFactory(username=username)
-    group, _ = Group.objects.get_or_create(name=STUDY_OWNERS_GROUP)
+    group, _ = Group.objects.get_or_create(name=group_name)
     user.groups.add(group)
     return user
 
 
+def make_owner(username: str):
+    """A taxonomy maintainer (the role that edits taxonomies)."""
+    return make_taxonomy_maintainer(UserFactory(username=username))
+
+
 @pytest.fixture
 def editors(db):
-    return SimpleNamespace(alice=make_owner("alice"), bob=make_owner("bob"), rater=UserFactory(username="plain"))
+    return SimpleNamespace(
+        alice=make_owner("alice"),
+        bob=make_owner("bob"),
+        rater=UserFactory(username="plain"),
+        study_owner=in_group("study_owner", STUDY_OWNERS_GROUP),
+    )
 
 
 @pytest.fixture
