@@ -2,7 +2,8 @@
 
 The wizard's state (where the uploaded files are stored and the choices so far) lives in the session; the
 files are kept under MEDIA_ROOT/imports/sheets/, under names the server chose, until the wizard completes
-(a periodic clean-up deletes those of abandoned wizards). An upload is limited in size while it arrives.
+(a periodic clean-up deletes those of abandoned wizards). An upload is limited in size while it arrives, and
+its files are read once by a task, not in a request: the steps use what the task read.
 """
 
 from pathlib import Path
@@ -18,27 +19,29 @@ from django.urls import path
 from django.utils.text import get_valid_filename
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods
+from kombu.exceptions import OperationalError
 
 from annotator.forms.sheets import SheetsColumnsForm, SheetsLabelsForm, SheetsUploadForm
 from annotator.importers.archives import format_bytes
-from annotator.importers.sheets import SheetReadError, read_sheets
 from annotator.services.sheets_import import (
     SheetsImportError,
     SheetsImportRequest,
     column_map_parse,
     mapping_from_rows,
     mapping_rows,
-    sheet_limits,
     sheets_import,
     sheets_import_dimensions,
     sheets_import_plan,
 )
 from annotator.services.sheets_import.uploads import (
     sheets_upload_path,
+    sheets_upload_read,
+    sheets_upload_sheets,
     sheets_uploads_clean,
     sheets_uploads_delete,
     sheets_uploads_store,
 )
+from annotator.tasks.sheets_uploads import sheets_upload_read_run
 from core.errors import PermissionDeniedError
 from core.permissions import can_manage_imports
 
@@ -58,6 +61,23 @@ def _state(request: HttpRequest, *, needs: str) -> dict | None:
 
 def _paths(state: dict) -> tuple[Path, ...]:
     return tuple(Path(sheets_upload_path(stored)) for stored, _ in state["files"])
+
+
+def _read_in_background(files: list[tuple[str, str]]) -> None:
+    """A worker reads the spreadsheets; with the broker down, they are read here (within the same limits)."""
+    try:
+        sheets_upload_read_run.delay([list(f) for f in files])
+    except OperationalError:
+        sheets_upload_read(files=files)
+
+
+def _read_sheets(state: dict):
+    """The sheets the reading task found, or None while it runs; SheetsImportError when unreadable."""
+    return sheets_upload_sheets(stored=[stored for stored, _ in state["files"]])
+
+
+def _reading(request: HttpRequest) -> HttpResponse:
+    return render(request, "annotator/sheets/reading.html", {"step": 2}, status=202)
 
 
 def _display_names(paths: tuple[Path, ...], state: dict) -> dict[str, str]:
@@ -84,7 +104,7 @@ class UploadSizeLimit(FileUploadHandler):
         return None  # the next handler builds the file
 
 
-def _import_request(state: dict) -> SheetsImportRequest:
+def _import_request(state: dict, sheets) -> SheetsImportRequest:
     paths = _paths(state)
     return SheetsImportRequest(
         paths=paths,
@@ -99,6 +119,7 @@ def _import_request(state: dict) -> SheetsImportRequest:
         taxonomy=state.get("taxonomy") or None,
         add_unknown_labels=bool(state.get("add_unknown")),
         display_names=_display_names(paths, state),
+        sheets=sheets,
     )
 
 
@@ -130,8 +151,10 @@ def _sheets_upload(request: HttpRequest, limit: UploadSizeLimit) -> HttpResponse
                 sheets_uploads_delete(stored=[stored for stored, _ in previous["files"]])
             sheets_uploads_clean()  # also without celery beat (the embedded default), abandoned uploads go
             taxonomy = form.cleaned_data["taxonomy"]
+            files = sheets_uploads_store(uploads=form.cleaned_data["files"])
+            _read_in_background(files)
             request.session[SESSION_KEY] = {
-                "files": sheets_uploads_store(uploads=form.cleaned_data["files"]),
+                "files": files,
                 "study": form.cleaned_data["study"].strip(),
                 "taxonomy": taxonomy.slug if taxonomy else None,
             }
@@ -152,11 +175,12 @@ def sheets_columns(request: HttpRequest) -> HttpResponse:
     if state is None:
         return redirect("annotator:sheets_upload")
     try:
-        paths = _paths(state)
-        sheets = read_sheets(list(paths), limits=sheet_limits(), display_names=_display_names(paths, state))
-    except (SheetReadError, SheetsImportError) as exc:
-        messages.error(request, str(exc))
+        sheets = _read_sheets(state)
+    except SheetsImportError as exc:
+        messages.error(request, exc.message)
         return redirect("annotator:sheets_upload")
+    if sheets is None:
+        return _reading(request)
     headers = list(dict.fromkeys(h for sheet in sheets.values() for h in sheet.headers if h.strip()))
     dimensions = sheets_import_dimensions(study_name=state["study"], taxonomy=state["taxonomy"])
     if dimensions is None:  # a new taxonomy: any column can become a dimension
@@ -194,7 +218,10 @@ def sheets_labels(request: HttpRequest) -> HttpResponse:
         return redirect("annotator:sheets_upload")
     draft = {**state, "mapping": None, "add_unknown": True}  # every suggestion accepted, to show what stays unknown
     try:
-        plan = sheets_import_plan(request=_import_request(draft))
+        sheets = _read_sheets(state)
+        if sheets is None:
+            return redirect("annotator:sheets_columns")
+        plan = sheets_import_plan(request=_import_request(draft, sheets))
     except SheetsImportError as exc:
         messages.error(request, exc.message)
         return redirect("annotator:sheets_columns")
@@ -224,7 +251,10 @@ def sheets_confirm(request: HttpRequest) -> HttpResponse:
     if state is None:
         return redirect("annotator:sheets_upload")
     try:
-        import_request = _import_request(state)
+        sheets = _read_sheets(state)
+        if sheets is None:
+            return redirect("annotator:sheets_columns")
+        import_request = _import_request(state, sheets)
     except SheetsImportError as exc:
         messages.error(request, exc.message)
         return redirect("annotator:sheets_upload")

@@ -150,6 +150,8 @@ def sheets_import_plan(*, request: SheetsImportRequest) -> SheetsImportPlan:
 
 
 def _read(request: SheetsImportRequest) -> dict[str, Sheet]:
+    if request.sheets is not None:
+        return dict(request.sheets)
     try:
         # Uploaded files are stored under other names: sheets and messages use the names people uploaded.
         return read_sheets(

@@ -9,7 +9,7 @@ from pathlib import Path
 from django.conf import settings
 
 from annotator.importers.label_cleaning import DEFAULT_MISSING, LabelMapping
-from annotator.importers.sheets import SheetLimits
+from annotator.importers.sheets import Sheet, SheetLimits
 from core.errors import DomainError
 
 # "symptom=Stage>Type>Leaf Category": the last column holds the label, the ones before it the levels
@@ -90,6 +90,8 @@ class SheetsImportRequest:
     round_number: int | None = None
     # How files are named to people (an uploaded file is stored under another name); default: the path's name.
     display_names: Mapping[str, str] = field(default_factory=dict)
+    # The files as read already (by the wizard's reading task); None: read them now.
+    sheets: Mapping[str, Sheet] | None = None
 
     def __post_init__(self):
         if not self.paths:

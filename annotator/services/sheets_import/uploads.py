@@ -1,22 +1,27 @@
-"""The spreadsheets a person uploads to the wizard: stored under names the server chooses, deleted when the
-wizard completes, and deleted by a periodic clean-up when a wizard is abandoned."""
+"""The spreadsheets a person uploads to the wizard: stored under names the server chooses, read once by a
+task (in a worker, not in a web request) into ``sheets.json`` beside them, deleted when the wizard
+completes, and deleted by a periodic clean-up when a wizard is abandoned."""
 
 import contextlib
+import json
 import logging
 import os
 import uuid
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.utils import timezone
 
-from .request import SheetsImportError
+from annotator.importers.sheets import Sheet, SheetReadError, SheetRow, read_sheets
+
+from .request import SheetsImportError, sheet_limits
 
 UPLOAD_FOLDER = "imports/sheets"
+READ_RESULT = "sheets.json"  # what the reading task found: the sheets, or why the files cannot be read
 SUFFIXES = (".xlsx", ".csv")
 DISPLAY_NAME_MAX = 200
 logger = logging.getLogger(__name__)
@@ -44,14 +49,70 @@ def sheets_upload_path(stored: str) -> str:
     return default_storage.path(stored)
 
 
+def _result_name(stored: Sequence[str]) -> str:
+    sheets_upload_path(stored[0])  # refuses any name this module did not choose
+    return f"{stored[0].rsplit('/', 1)[0]}/{READ_RESULT}"
+
+
+def sheets_upload_read(*, files: Sequence[tuple[str, str]]) -> None:
+    """Read one upload's files within the limits and keep the sheets (or the reason they cannot be read)
+    beside them, so the wizard's steps never parse a spreadsheet in a web request. Idempotent."""
+    paths = [Path(sheets_upload_path(stored)) for stored, _ in files]
+    names = {str(path): name for path, (_, name) in zip(paths, files, strict=True)}
+    try:
+        sheets = read_sheets(paths, limits=sheet_limits(), display_names=names)
+        content = {"sheets": [_sheet_record(key, sheet) for key, sheet in sheets.items()]}
+    except SheetReadError as exc:
+        content = {"error": str(exc)}
+    target = Path(default_storage.path(_result_name([stored for stored, _ in files])))
+    partial = target.with_suffix(".partial")
+    partial.write_text(json.dumps(content), encoding="utf-8")
+    os.replace(partial, target)  # whole or absent: a step never sees half a result
+
+
+def sheets_upload_sheets(*, stored: Sequence[str]) -> dict[str, Sheet] | None:
+    """The sheets the reading task found; None while it has not finished. Raises SheetsImportError with the
+    reason when the files cannot be read."""
+    name = _result_name(stored)
+    if not default_storage.exists(name):
+        return None
+    with default_storage.open(name, "rb") as handle:
+        content = json.load(handle)
+    if "error" in content:
+        raise SheetsImportError(content["error"])
+    return {record["key"]: _sheet_of(record) for record in content["sheets"]}
+
+
+def _sheet_record(key: str, sheet: Sheet) -> dict:
+    return {
+        "key": key,
+        "name": sheet.name,
+        "source": sheet.source,
+        "headers": sheet.headers,
+        "columns": list(sheet.columns.items()),
+        "rows": [[row.line, row.values] for row in sheet.rows],
+    }
+
+
+def _sheet_of(record: dict) -> Sheet:
+    return Sheet(
+        name=record["name"],
+        source=record["source"],
+        headers=record["headers"],
+        columns=dict(record["columns"]),
+        rows=[SheetRow(line=line, values=values) for line, values in record["rows"]],
+    )
+
+
 def sheets_uploads_delete(*, stored: Iterable[str]) -> None:
-    """Delete the files of one wizard (when it completes) and their folder."""
+    """Delete the files of one wizard (when it completes), what was read from them, and their folder."""
     folders = set()
     for name in stored:
         sheets_upload_path(name)  # refuses any name this module did not choose
         default_storage.delete(name)
         folders.add(name.rsplit("/", 1)[0])
     for folder in folders:
+        default_storage.delete(f"{folder}/{READ_RESULT}")
         _remove_empty(folder)
 
 

@@ -11,7 +11,8 @@ from django.core.management import call_command
 from django.test import Client
 
 from annotator.models import Study
-from annotator.services.sheets_import.uploads import sheets_uploads_clean
+from annotator.services.sheets_import import uploads as upload_service
+from annotator.services.sheets_import.uploads import READ_RESULT, sheets_uploads_clean
 from annotator.tasks.sheets_uploads import sheets_uploads_clean_run
 from tests.annotator.importers.test_sheets_hostile import FAR_ROW, XXE, declared_huge, rewritten
 from tests.annotator.sheets_import.test_pages import COLUMNS, CONFIRM, LABELS, UPLOAD, media, owner_client, uploads
@@ -20,8 +21,11 @@ __all__ = ["media", "owner_client"]  # fixtures
 
 
 def stored_files(settings) -> list[str]:
+    """The uploaded files kept (not what the reading task wrote beside them)."""
     root = settings.MEDIA_ROOT / "imports" / "sheets"
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()) if root.exists() else []
+    if not root.exists():
+        return []
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.name != READ_RESULT)
 
 
 def test_an_upload_beyond_the_limit_is_refused_while_it_arrives(owner_client, bugs_taxonomy, settings):
@@ -145,3 +149,36 @@ def test_a_new_upload_deletes_abandoned_ones_without_celery_beat(
     other.post(UPLOAD, {"files": uploads(rater_csvs), "study": "T", "taxonomy": "bugs"})
     remaining = stored_files(settings)
     assert len(remaining) == 2 and not set(abandoned) & set(remaining)
+
+
+def test_the_steps_use_what_the_worker_read_never_parsing_in_the_request(
+    owner_client, bugs_taxonomy, rater_csvs, settings, monkeypatch
+):
+    owner_client.post(UPLOAD, {"files": uploads(rater_csvs), "study": "S", "taxonomy": "bugs"})
+    [result] = (settings.MEDIA_ROOT / "imports" / "sheets").rglob(READ_RESULT)
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("a spreadsheet was parsed in a web request")
+
+    monkeypatch.setattr(upload_service, "read_sheets", no_parsing)
+    monkeypatch.setattr("annotator.services.sheets_import.plan.read_sheets", no_parsing)
+    assert b"alice" in owner_client.get(COLUMNS).content
+    owner_client.post(COLUMNS, {"raters": ["alice", "bob"], "key": "Link", "map_cause": "Cause", "map_fix": "Fix"})
+    assert owner_client.get(LABELS).status_code == 200
+    result.unlink()  # as if the worker had not finished yet
+    page = owner_client.get(COLUMNS)
+    assert page.status_code == 202 and b"Reading the files" in page.content
+    assert owner_client.get(LABELS)["Location"] == COLUMNS
+
+
+def test_with_the_broker_down_the_files_are_read_in_the_request(
+    owner_client, bugs_taxonomy, rater_csvs, settings, monkeypatch
+):
+    from kombu.exceptions import OperationalError
+
+    def broker_down(*args, **kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr("annotator.tasks.sheets_uploads.sheets_upload_read_run.delay", broker_down)
+    owner_client.post(UPLOAD, {"files": uploads(rater_csvs), "study": "S", "taxonomy": "bugs"})
+    assert owner_client.get(COLUMNS).status_code == 200
