@@ -83,6 +83,16 @@ class AdminResolutionForm(forms.Form):
         return values
 
 
+def _cell(categories, proposal: str) -> str:
+    """One rater's labels of a dimension: the categories with their codes, and a proposal if any."""
+    if categories is None:
+        return "not recorded"
+    shown = format_html_join(", ", "{} ({})", ((c.name, c.code) for c in categories))
+    if proposal:
+        shown = format_html("{}{}proposed: {}", shown, "; " if shown else "", proposal)
+    return shown or "—"
+
+
 def _accept(modeladmin, request: HttpRequest, queryset: QuerySet, rater: int) -> None:
     done, failed = 0, []
     for disagreement in queryset.select_related("study", "resolution"):
@@ -129,8 +139,14 @@ def accept_rater_2(modeladmin, request, queryset):
 
 @admin.register(Disagreement)
 class DisagreementAdmin(admin.ModelAdmin):
-    list_display = ["position", "issue_title", "study", "round_number", "in_dispute", "status", "reason"]
-    list_filter = ["study", DimensionFilter, ResolvedFilter, "resolution__disagreement_reason"]
+    list_display = ["position", "issue_title", "study", "round_number", "in_dispute", "status", "method", "reason"]
+    list_filter = [
+        "study",
+        DimensionFilter,
+        ResolvedFilter,
+        "resolution__method",
+        "resolution__disagreement_reason",
+    ]
     list_select_related = ["study", "issue", "round", "resolution"]
     search_fields = ["issue__title"]
     actions = [accept_rater_1, accept_rater_2]
@@ -164,13 +180,17 @@ class DisagreementAdmin(admin.ModelAdmin):
     def round_number(self, obj: Disagreement) -> int:
         return obj.round.number
 
-    @admin.display(description="in dispute")
+    @admin.display(description="disagreed on")
     def in_dispute(self, obj: Disagreement) -> str:
         return ", ".join(obj.resolution.disagreements)
 
     @admin.display(description="status", ordering="resolution__status")
     def status(self, obj: Disagreement) -> str:
         return obj.resolution.get_status_display()
+
+    @admin.display(description="method", ordering="resolution__method")
+    def method(self, obj: Disagreement) -> str:
+        return obj.resolution.get_method_display()
 
     @admin.display(description="reason", ordering="resolution__disagreement_reason")
     def reason(self, obj: Disagreement) -> str:
@@ -213,7 +233,11 @@ class DisagreementAdmin(admin.ModelAdmin):
             (
                 row.dimension.name,
                 row.differs,
-                [format_html_join(", ", "{} ({})", ((c.name, c.code) for c in cats)) or "—" for cats in row.per_rater],
+                [_cell(cats, proposal) for cats, proposal in row.cells],
+                row.method if row.differs else "",
+                [_cell(cats, proposal) for cats, proposal in row.independent_cells]
+                if row.differs and row.revised
+                else [],
             )
             for row in page["rows"]
         ]

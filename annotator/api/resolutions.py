@@ -1,8 +1,10 @@
 """Resolutions API: the study's final dataset, and one issue's resolution (read, and record with PUT)."""
 
 from django.urls import path
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -10,10 +12,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.models import Resolution
-from annotator.selectors.resolutions import resolution_get, resolutions_for_study, study_issue_for_resolution
+from annotator.selectors.resolutions import (
+    independent_labels,
+    resolution_get,
+    resolutions_for_study,
+    study_issue_for_resolution,
+)
 from annotator.services.resolutions import resolution_record
 
 TAGS = ["adjudication"]
+STATUSES = list(Resolution.Status.values)
 ERRORS = {
     400: OpenApiResponse(
         description="Invalid input, or a dimension in dispute was left undecided (message says which)."
@@ -26,6 +34,15 @@ ERRORS = {
 }
 
 
+class IndependentLabelsOutputSerializer(serializers.Serializer):
+    rater = serializers.CharField()
+    values = serializers.DictField(child=serializers.ListField(child=serializers.IntegerField()))
+    proposals = serializers.DictField(child=serializers.CharField())
+    excluded = serializers.BooleanField()
+    excluded_reason = serializers.CharField()
+    submitted_at = serializers.DateTimeField()
+
+
 class ResolutionOutputSerializer(serializers.ModelSerializer):
     study_issue = serializers.IntegerField(source="study_issue_id")
     issue = serializers.IntegerField(source="study_issue.issue_id")
@@ -36,7 +53,20 @@ class ResolutionOutputSerializer(serializers.ModelSerializer):
         help_text="Final category ids per dimension key; only decided dimensions appear.",
     )
     methods = serializers.DictField(child=serializers.CharField(), help_text="Method per decided dimension key.")
-    disagreements = serializers.ListField(child=serializers.CharField(), read_only=True)
+    disagreements = serializers.ListField(
+        child=serializers.CharField(),
+        read_only=True,
+        help_text=(
+            "Every dimension key (and 'excluded') the raters ever disagreed on, including those they settled "
+            "by discussion (their method is 'negotiated'); never shrinks."
+        ),
+    )
+    independent = serializers.SerializerMethodField(
+        help_text=(
+            "Each rater's first, independent submission (before any discussion): rater (a name, or R1, R2 "
+            "under anonymous adjudication), values, proposals, excluded, excluded_reason, submitted_at."
+        )
+    )
     decided_by = serializers.SerializerMethodField()
 
     class Meta:
@@ -52,12 +82,17 @@ class ResolutionOutputSerializer(serializers.ModelSerializer):
             "excluded",
             "method",
             "disagreements",
+            "independent",
             "disagreement_reason",
             "note",
             "decided_by",
             "decided_at",
             "version",
         ]
+
+    @extend_schema_field(IndependentLabelsOutputSerializer(many=True))
+    def get_independent(self, obj: Resolution) -> list[dict]:
+        return self.context["independent"].get(obj.study_issue_id, [])
 
     def get_decided_by(self, obj: Resolution) -> str | None:
         return obj.decided_by.username if obj.decided_by_id else None
@@ -84,16 +119,33 @@ class StudyResolutionsApi(APIView):
         tags=TAGS,
         operation_id="study_resolutions",
         summary="The study's resolutions in sample order (the final dataset; paginated with limit/offset)",
-        responses={200: ResolutionOutputSerializer(many=True), 403: ERRORS[403], 404: ERRORS[404]},
+        parameters=[
+            OpenApiParameter(
+                "status",
+                OpenApiTypes.STR,
+                enum=[*STATUSES, "all"],
+                description="Only resolutions in this status; 'all' (or none) for every one.",
+            )
+        ],
+        responses={200: ResolutionOutputSerializer(many=True), 400: ERRORS[400], 403: ERRORS[403], 404: ERRORS[404]},
     )
     def get(self, request: Request, pk: int) -> Response:
-        _, resolutions = resolutions_for_study(user=request.user, pk=pk)
-        status = request.query_params.get("status")
-        if status:
+        study, resolutions = resolutions_for_study(user=request.user, pk=pk)
+        status = request.query_params.get("status", "").strip()
+        if status and status != "all":
+            if status not in STATUSES:
+                raise ValidationError({"status": [f"One of {', '.join([*STATUSES, 'all'])}; got '{status[:40]}'."]})
             resolutions = resolutions.filter(status=status)
         paginator = LimitOffsetPagination()
         page = paginator.paginate_queryset(resolutions, request, view=self)
-        return paginator.get_paginated_response(ResolutionOutputSerializer(page, many=True).data)
+        return paginator.get_paginated_response(
+            ResolutionOutputSerializer(page, many=True, context=_context(request, study, page)).data
+        )
+
+
+def _context(request: Request, study, resolutions: list[Resolution]) -> dict:
+    ids = [resolution.study_issue_id for resolution in resolutions]
+    return {"independent": independent_labels(study=study, study_issue_ids=ids, viewer=request.user)}
 
 
 class StudyIssueResolutionApi(APIView):
@@ -107,7 +159,9 @@ class StudyIssueResolutionApi(APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         study_issue = study_issue_for_resolution(user=request.user, pk=pk)
-        return Response(ResolutionOutputSerializer(resolution_get(study_issue=study_issue)).data)
+        resolution = resolution_get(study_issue=study_issue)
+        context = _context(request, study_issue.study, [resolution])
+        return Response(ResolutionOutputSerializer(resolution, context=context).data)
 
     @extend_schema(
         tags=TAGS,
@@ -131,7 +185,9 @@ class StudyIssueResolutionApi(APIView):
             note=payload["note"],
             expected_version=payload["version"],
         )
-        return Response(ResolutionOutputSerializer(resolution_get(study_issue=study_issue)).data)
+        resolution = resolution_get(study_issue=study_issue)
+        context = _context(request, study_issue.study, [resolution])
+        return Response(ResolutionOutputSerializer(resolution, context=context).data)
 
 
 urlpatterns = [

@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from annotator.models import Annotation, Assignment
 from annotator.selectors.labelling import annotation_values
+from annotator.selectors.pseudonyms import rater_as_seen
 from annotator.services.annotations import AnnotationInput
 
 
@@ -93,7 +94,9 @@ class AnnotationOutputSerializer(serializers.ModelSerializer):
     assignment = serializers.IntegerField(source="assignment_id")
     study = serializers.IntegerField(source="assignment.study_issue.study_id")
     issue = serializers.IntegerField(source="assignment.study_issue.issue_id")
-    rater = serializers.CharField(source="assignment.rater.username")
+    rater = serializers.SerializerMethodField(
+        help_text="The rater's username; R1, R2 ... under anonymous adjudication for all but owners and the rater."
+    )
     status = serializers.CharField(source="assignment.status")
     values = serializers.SerializerMethodField()
 
@@ -119,6 +122,10 @@ class AnnotationOutputSerializer(serializers.ModelSerializer):
             "frozen",
             "updated_at",
         ]
+
+    def get_rater(self, annotation) -> str:
+        # Without a viewer in the context the caller is the rater (their own annotations only).
+        return rater_as_seen(viewer=self.context.get("viewer"), assignment=annotation.assignment)
 
     def get_values(self, annotation) -> dict[str, list[int]]:
         # A service that has just written the labels hands them over: no need to read them back.

@@ -100,7 +100,7 @@ class AnnotationDetailApi(APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         annotation = annotation_get_for_user(user=request.user, pk=pk)
-        return Response(AnnotationOutputSerializer(annotation).data)
+        return Response(AnnotationOutputSerializer(annotation, context={"viewer": request.user}).data)
 
 
 class AnnotationDraftApi(APIView):

@@ -33,7 +33,7 @@ def study_rater_pseudonyms(*, study: Study, rater_ids: Iterable[int] = ()) -> di
     """
     ordered = list(
         StudyMember.objects.filter(study=study, role=StudyMember.Role.RATER)
-        .order_by("added_at", "id")
+        .order_by("added_at", "user_id")  # the order the exports number raters in
         .values_list("user_id", flat=True)
     )
     known = set(ordered)
@@ -48,3 +48,36 @@ def rater_display_names(*, study: Study, viewer, raters: Iterable) -> dict[int, 
         return {user.pk: user.display_name or user.username for user in raters}
     pseudonyms = study_rater_pseudonyms(study=study, rater_ids=[user.pk for user in raters])
     return {user.pk: pseudonyms[user.pk] for user in raters}
+
+
+def rater_as_seen(*, viewer, assignment) -> str:
+    """The rater of `assignment` (rater and study_issue.study loaded) as `viewer` sees them: their username, or
+    the study's pseudonym. None as viewer means the rater themselves."""
+    rater = assignment.rater
+    if viewer is None or viewer.pk == rater.pk:
+        return rater.username
+    study = assignment.study_issue.study
+    if sees_rater_names(viewer, study):
+        return rater.username
+    return study_rater_pseudonyms(study=study, rater_ids=[rater.pk])[rater.pk]
+
+
+def study_members_as_seen(*, study: Study, viewer) -> list[dict[str, str]]:
+    """The study's members for its pages: {"name", "role", "role_display"}, raters pseudonymised for viewers who
+    may not see their names (themselves excepted)."""
+    named = sees_rater_names(viewer, study)
+    # By name when names are shown; else in joining order, which is the pseudonyms' order and tells nothing.
+    order = ("role", "user__username") if named else ("role", "added_at", "id")
+    members = list(StudyMember.objects.filter(study=study).select_related("user").order_by(*order))
+    pseudonyms = {} if named else study_rater_pseudonyms(study=study)
+    rows = []
+    for member in members:
+        hidden = member.role == StudyMember.Role.RATER and not named and member.user_id != viewer.pk
+        rows.append(
+            {
+                "name": pseudonyms.get(member.user_id, PREFIX) if hidden else str(member.user),
+                "role": member.role,
+                "role_display": member.get_role_display(),
+            }
+        )
+    return rows

@@ -12,7 +12,16 @@ from django.db.models import Count, Max, Prefetch, Q, QuerySet
 from django.http import Http404
 
 from annotator.exports.pseudonyms import pseudonymise, redact
-from annotator.models import Annotation, AnnotationValue, PhaseChange, Resolution, Study, StudyMember
+from annotator.models import (
+    Annotation,
+    AnnotationValue,
+    FirstSubmission,
+    FirstSubmissionValue,
+    PhaseChange,
+    Resolution,
+    Study,
+    StudyMember,
+)
 from taxonomy.models import Category
 
 PUBLISHED = Study.Phase.PUBLISHED
@@ -212,8 +221,21 @@ class DatasetContext:
         return [self.codes.get(int(i), str(i)) for i in ids or []]
 
 
+def _codes_by_key(context: DatasetContext, values) -> dict[str, list[str]]:
+    """Category codes per dimension key of label rows (with their dimension loaded)."""
+    labels: dict[str, list[int]] = {}
+    for value in values:
+        labels.setdefault(value.dimension.key, []).append(value.category_id)
+    return {key: context.codes_of(sorted(ids)) for key, ids in sorted(labels.items())}
+
+
+def _redacted(context: DatasetContext, proposals: dict | None) -> dict[str, str]:
+    return {key: redact(str(text), context.names) for key, text in sorted((proposals or {}).items()) if text}
+
+
 def dataset_rows(*, context: DatasetContext, resolutions: list[Resolution]) -> list[dict[str, Any]]:
-    """One row per resolved issue: the final labels (category codes) and each rater's, pseudonymised."""
+    """One row per resolved issue: the final labels (category codes) and each rater's, pseudonymised, in two
+    layers: the rater's labels now (revised after discussion, if any) and their first, independent submission."""
     study_issue_ids = [r.study_issue_id for r in resolutions]
     annotations = (
         Annotation.objects.filter(assignment__study_issue_id__in=study_issue_ids, submitted_at__isnull=False)
@@ -221,17 +243,30 @@ def dataset_rows(*, context: DatasetContext, resolutions: list[Resolution]) -> l
         .prefetch_related(Prefetch("values", queryset=AnnotationValue.objects.select_related("dimension")))
         .order_by("assignment__rater_id")
     )
+    firsts = {
+        first.annotation_id: first
+        for first in FirstSubmission.objects.filter(study_issue_id__in=study_issue_ids).prefetch_related(
+            Prefetch("values", queryset=FirstSubmissionValue.objects.select_related("dimension"))
+        )
+    }
     by_issue: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for annotation in annotations:
-        labels: dict[str, list[int]] = {}
-        for value in annotation.values.all():
-            labels.setdefault(value.dimension.key, []).append(value.category_id)
+        first = firsts.get(annotation.pk)
         by_issue[annotation.assignment.study_issue_id].append(
             {
                 "rater": context.pseudonyms.get(annotation.assignment.rater_id, "R?"),
                 "excluded": annotation.excluded,
                 "excluded_reason": annotation.excluded_reason,
-                "labels": {key: context.codes_of(sorted(ids)) for key, ids in sorted(labels.items())},
+                "labels": _codes_by_key(context, annotation.values.all()),
+                "proposals": _redacted(context, annotation.proposals),
+                "independent": None
+                if first is None
+                else {
+                    "excluded": first.excluded,
+                    "excluded_reason": first.excluded_reason,
+                    "labels": _codes_by_key(context, first.values.all()),
+                    "proposals": _redacted(context, first.proposals),
+                },
             }
         )
     rows = []

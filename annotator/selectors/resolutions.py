@@ -18,6 +18,8 @@ from annotator.models import (
     AnnotationValue,
     Assignment,
     Comment,
+    FirstSubmission,
+    FirstSubmissionValue,
     Resolution,
     ResolutionHistory,
     Study,
@@ -146,7 +148,7 @@ def queue_filter_options(*, study: Study, viewer) -> dict[str, Any]:
         "statuses": [
             ("pending", "Waiting for adjudication"),
             ("sent_back", "Sent back to the raters"),
-            ("resolved", "Resolved"),
+            ("resolved", "Settled (adjudicated or negotiated)"),
             ("all", "All"),
         ],
     }
@@ -182,6 +184,24 @@ class DimensionRow:
     method: str
     options: list[Option] = field(default_factory=list)
     rater_ids: list[list[int]] = field(default_factory=list)
+    # Each rater's first, independent submission for this dimension (None: no record of it).
+    independent: list[list[Category] | None] = field(default_factory=list)
+    independent_proposals: list[str] = field(default_factory=list)
+
+    @property
+    def revised(self) -> bool:
+        """Whether some rater's current labels differ from what they first submitted (e.g. after discussion)."""
+        return any(
+            first is not None and sorted(c.pk for c in first) != ids
+            for first, ids in zip(self.independent, self.rater_ids, strict=True)
+        ) or any(
+            first_proposal != proposal
+            for first_proposal, proposal in zip(self.independent_proposals, self.proposals, strict=True)
+        )
+
+    @property
+    def independent_cells(self) -> list[tuple[list[Category] | None, str]]:
+        return list(zip(self.independent, self.independent_proposals, strict=True))
 
     @property
     def cells(self) -> list[tuple[list[Category], str]]:
@@ -216,11 +236,23 @@ def _annotations(study_issue: StudyIssue) -> list[Annotation]:
     )
 
 
+def _first_submissions(annotations: list[Annotation]) -> list[FirstSubmission | None]:
+    """Each annotation's first, independent submission (None where there is none), in the same order."""
+    found = {
+        first.annotation_id: first
+        for first in FirstSubmission.objects.filter(annotation__in=[a.pk for a in annotations]).prefetch_related(
+            "values"
+        )
+    }
+    return [found.get(a.pk) for a in annotations]
+
+
 def adjudication_page(*, study_issue: StudyIssue, viewer) -> dict[str, Any]:
     """Both raters side by side per dimension with the categories at hand; a fixed number of queries."""
     study = study_issue.study
     resolution = getattr(study_issue, "resolution", None)
     annotations = _annotations(study_issue)
+    firsts = _first_submissions(annotations)
     dimensions = study_dimensions(study=study)
     offered = {value.category_id for a in annotations for value in a.values.all()}
     by_dimension: dict[int, list[Category]] = {}
@@ -234,6 +266,16 @@ def adjudication_page(*, study_issue: StudyIssue, viewer) -> dict[str, Any]:
             sorted(v.category_id for v in a.values.all() if v.dimension_id == dimension.pk) for a in annotations
         ]
         final = resolution.values.get(dimension.key) if resolution else None
+        independent = [
+            None
+            if first is None
+            else [
+                names[v.category_id]
+                for v in first.values.all()
+                if v.category_id in names and v.dimension_id == dimension.pk
+            ]
+            for first in firsts
+        ]
         rows.append(
             DimensionRow(
                 dimension=dimension,
@@ -244,6 +286,11 @@ def adjudication_page(*, study_issue: StudyIssue, viewer) -> dict[str, Any]:
                 final=list(final) if final is not None else [],
                 method=(resolution.methods.get(dimension.key, "") if resolution else ""),
                 options=_options(by_dimension.get(dimension.pk, []), offered),
+                independent=independent,
+                independent_proposals=[
+                    (first.proposals if first is not None else a.proposals or {}).get(dimension.key, "")
+                    for first, a in zip(firsts, annotations, strict=True)
+                ],
             )
         )
     rows.sort(key=lambda row: (not row.differs, row.dimension.order, row.dimension.key))
@@ -260,6 +307,9 @@ def adjudication_page(*, study_issue: StudyIssue, viewer) -> dict[str, Any]:
         ),
         "rows": rows,
         "excluded_differs": EXCLUDED in disputed,
+        "independent_excluded": [first.excluded if first is not None else None for first in firsts],
+        "negotiated": bool(resolution and resolution.status == Resolution.Status.RESOLVED)
+        and any(resolution.methods.get(key) == Resolution.Method.NEGOTIATED for key in disputed),
         "open": bool(resolution and resolution.status != Resolution.Status.SENT_BACK)
         and all(a.frozen for a in annotations),
         "rated_by_viewer": any(a.rater_id == viewer.pk for a in assignments),
@@ -302,6 +352,37 @@ def study_issue_for_resolution(*, user, pk: int, write: bool = False) -> StudyIs
             else "Resolutions stay hidden from raters while the study is blind."
         )
     return study_issue
+
+
+def independent_labels(*, study: Study, study_issue_ids: list[int], viewer) -> dict[int, list[dict[str, Any]]]:
+    """{study issue id: each rater's first, independent submission}, in rater column order (two queries).
+
+    What the raters said before any discussion: the record of a disagreement settled later. Raters appear
+    as the viewer sees them (names, or the study's pseudonyms under anonymous adjudication).
+    """
+    firsts = list(
+        FirstSubmission.objects.filter(study_issue_id__in=study_issue_ids)
+        .select_related("rater")
+        .prefetch_related(Prefetch("values", queryset=FirstSubmissionValue.objects.select_related("dimension")))
+        .order_by("study_issue_id", "annotation__assignment_id")
+    )
+    shown = rater_display_names(study=study, viewer=viewer, raters={first.rater for first in firsts})
+    labels: dict[int, list[dict[str, Any]]] = {pk: [] for pk in study_issue_ids}
+    for first in firsts:
+        values: dict[str, list[int]] = {}
+        for value in first.values.all():
+            values.setdefault(value.dimension.key, []).append(value.category_id)
+        labels[first.study_issue_id].append(
+            {
+                "rater": shown[first.rater_id],
+                "values": {key: sorted(ids) for key, ids in sorted(values.items())},
+                "proposals": dict(first.proposals or {}),
+                "excluded": first.excluded,
+                "excluded_reason": first.excluded_reason,
+                "submitted_at": first.submitted_at,
+            }
+        )
+    return labels
 
 
 def resolution_get(*, study_issue: StudyIssue) -> Resolution:

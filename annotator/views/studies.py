@@ -11,6 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotator.forms.studies import SampleDrawForm, StudyCreateForm, StudyUpdateForm
 from annotator.models import StudyMember
 from annotator.permissions import can_manage_study, is_rater, study_roles
+from annotator.selectors.pseudonyms import study_members_as_seen
 from annotator.selectors.studies import (
     study_dashboard,
     study_get_for_user,
@@ -82,6 +83,8 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "is_rater": is_rater(request.user, study),
         "members": study_members(study=study),
         "member_roles": StudyMember.Role.choices,
+        # Managers see the editable member table; everyone else the list, raters pseudonymised as they see them.
+        "members_seen": [] if manager else study_members_as_seen(study=study, viewer=request.user),
         "rounds": study_rounds(study=study),
     }
     if manager:

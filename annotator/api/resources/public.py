@@ -134,7 +134,18 @@ class PublicStudyApi(generics.GenericAPIView):
 def _csv(context: DatasetContext) -> Iterator[str]:
     keys = context.dimension_keys
     header = ["position", "round", "repository", "number", "url", "title", "excluded", "method"]
-    header += [*keys, *(f"{key}_raters" for key in keys), "disagreement_reason", "note"]
+    header += [*keys, *(f"{key}_raters" for key in keys), *(f"{key}_raters_independent" for key in keys)]
+    header += ["disagreements", "disagreement_reason", "note"]
+
+    def per_rater(raters: list[dict], key: str, *, independent: bool) -> str:
+        cells = []
+        for rater in raters:
+            layer = rater["independent"] if independent else rater
+            if layer is None:
+                continue
+            shown = [*layer["labels"].get(key, []), *(f"proposed: {p}" for p in [layer["proposals"].get(key)] if p)]
+            cells.append(f"{rater['rater']}: {', '.join(shown)}")
+        return "; ".join(cells)
 
     def rows() -> Iterator[list]:
         queryset = dataset_queryset(study=context.study)
@@ -146,10 +157,6 @@ def _csv(context: DatasetContext) -> Iterator[str]:
             last = chunk[-1].study_issue.position
             for row in dataset_rows(context=context, resolutions=chunk):
                 issue = row["issue"]
-                raters = [
-                    {key: "; ".join(f"{r['rater']}: {', '.join(r['labels'].get(key, []))}" for r in row["raters"])}
-                    for key in keys
-                ]
                 yield [
                     row["position"],
                     row["round"],
@@ -160,7 +167,9 @@ def _csv(context: DatasetContext) -> Iterator[str]:
                     row["excluded"],
                     row["method"],
                     *("; ".join(row["labels"].get(key, [])) for key in keys),
-                    *(cell[key] for cell, key in zip(raters, keys, strict=True)),
+                    *(per_rater(row["raters"], key, independent=False) for key in keys),
+                    *(per_rater(row["raters"], key, independent=True) for key in keys),
+                    "; ".join(row["disagreements"]),
                     row["disagreement_reason"],
                     row["note"],
                 ]

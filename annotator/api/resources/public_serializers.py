@@ -68,11 +68,29 @@ class PublicIssueOutputSerializer(serializers.Serializer):
     title = serializers.CharField()
 
 
+class PublicIndependentLabelsOutputSerializer(serializers.Serializer):
+    excluded = serializers.BooleanField()
+    excluded_reason = serializers.CharField()
+    labels = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    proposals = serializers.DictField(child=serializers.CharField())
+
+
 class PublicRaterLabelsOutputSerializer(serializers.Serializer):
     rater = serializers.CharField(help_text="R1, R2, ...: the same pseudonym for the same rater everywhere.")
     excluded = serializers.BooleanField()
     excluded_reason = serializers.CharField()
-    labels = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    labels = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="The rater's labels now: revised after discussion if the issue was sent back.",
+    )
+    proposals = serializers.DictField(child=serializers.CharField(), help_text="Proposed new categories per key.")
+    independent = PublicIndependentLabelsOutputSerializer(
+        allow_null=True,
+        help_text=(
+            "The rater's first, independent submission (before any discussion): what inter-rater reliability "
+            "is computed from. Null when the study holds no record of it."
+        ),
+    )
 
 
 class PublicDatasetRowOutputSerializer(serializers.Serializer):

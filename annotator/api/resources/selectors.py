@@ -22,8 +22,10 @@ from annotator.models import (
     StudyMember,
 )
 from annotator.permissions import can_see_all_labels, can_view_study, study_roles
+from annotator.selectors.pseudonyms import sees_rater_names
 
 PUBLISHED = Study.Phase.PUBLISHED
+ALL_LABELS_ROLES = {StudyMember.Role.OWNER, StudyMember.Role.ADJUDICATOR}
 ROLE_PREFIX = {StudyMember.Role.RATER: "R", StudyMember.Role.OWNER: "O", StudyMember.Role.ADJUDICATOR: "A"}
 
 
@@ -57,26 +59,32 @@ def study_get_for_api(*, user, pk: int) -> Study:
     return study
 
 
-def study_progress(*, study_ids: list[int]) -> dict[int, dict[str, int]]:
-    """Progress counts per study in three aggregate queries, whatever the number of studies."""
-    progress: dict[int, dict[str, int]] = {
+def study_progress(*, study_ids: list[int], rater=None) -> dict[int, dict[str, int | None]]:
+    """Progress counts per study in three aggregate queries, whatever the number of studies.
+
+    With `rater`: only that rater's assignments, and no resolution counts (None), which depend on the others.
+    """
+    progress: dict[int, dict[str, int | None]] = {
         pk: {"issues": 0, "assignments": 0, "submitted": 0, "skipped": 0, "resolved": 0, "pending": 0}
         for pk in study_ids
     }
     for row in StudyIssue.objects.filter(study_id__in=study_ids).values("study_id").annotate(n=Count("id")):
         progress[row["study_id"]]["issues"] = row["n"]
-    assignments = (
-        Assignment.objects.filter(study_issue__study_id__in=study_ids)
-        .values("study_issue__study_id")
-        .annotate(
-            n=Count("id"),
-            submitted=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
-            skipped=Count("id", filter=Q(status=Assignment.Status.SKIPPED)),
-        )
+    assignments = Assignment.objects.filter(study_issue__study_id__in=study_ids)
+    if rater is not None:
+        assignments = assignments.filter(rater=rater)
+    counts = assignments.values("study_issue__study_id").annotate(
+        n=Count("id"),
+        submitted=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
+        skipped=Count("id", filter=Q(status=Assignment.Status.SKIPPED)),
     )
-    for row in assignments:
+    for row in counts:
         entry = progress[row["study_issue__study_id"]]
         entry.update(assignments=row["n"], submitted=row["submitted"], skipped=row["skipped"])
+    if rater is not None:
+        for entry in progress.values():
+            entry.update(resolved=None, pending=None)
+        return progress
     resolutions = (
         Resolution.objects.filter(study_issue__study_id__in=study_ids)
         .values("study_issue__study_id")
@@ -90,26 +98,61 @@ def study_progress(*, study_ids: list[int]) -> dict[int, dict[str, int]]:
     return progress
 
 
+def study_progress_for(*, user, studies: list[Study]) -> dict[int, dict]:
+    """Progress counts per study as `user` may see them, in a bounded number of queries.
+
+    Whole-study counts (scope "study") for those who may read the labels (see labels_readable). A rater of a
+    blind, unpublished study (scope "mine") sees only their own assignments: how many issues are resolved or
+    wait for adjudication would tell them whether the other rater agreed with them, so those are null.
+    """
+    # Roles from the prefetched members (studies_for_api): no query per study.
+    readable = [s.pk for s in studies if labels_readable(user=user, study=s, roles=_roles(user, s))]
+    own = [s.pk for s in studies if s.pk not in set(readable)]
+    progress = {pk: {"scope": "study", **entry} for pk, entry in study_progress(study_ids=readable).items()}
+    if own:
+        mine = study_progress(study_ids=own, rater=user)
+        progress.update({pk: {"scope": "mine", **entry} for pk, entry in mine.items()})
+    return progress
+
+
+def _roles(user, study: Study) -> set[str]:
+    return {member.role for member in study.members.all() if member.user_id == user.pk}
+
+
 def study_member_rows(*, study: Study, user) -> list[dict[str, str]]:
     """Members with their roles; people who are not members (or staff) see R1, A1, O1 instead of names.
 
     Pseudonyms are numbered per role in the order members joined, so they stay the same across requests.
+    Under anonymous adjudication, members who may not see the raters' names (see sees_rater_names) see
+    the raters as the same R1, R2 as on the adjudication pages; the rater themselves stays named to them.
     """
     named = can_view_study(user, study)
+    raters_named = named and sees_rater_names(user, study)
     counters: Counter = Counter()
     rows = []
     for member in study.members.all():  # prefetched in join order
         counters[member.role] += 1
-        name = str(member.user) if named else f"{ROLE_PREFIX.get(member.role, 'M')}{counters[member.role]}"
+        pseudonym = f"{ROLE_PREFIX.get(member.role, 'M')}{counters[member.role]}"
+        if member.role == StudyMember.Role.RATER and not raters_named and member.user_id != user.pk:
+            name = pseudonym
+        else:
+            name = str(member.user) if named else pseudonym
         rows.append({"name": name, "role": member.role})
     return rows
 
 
-def labels_readable(*, user, study: Study) -> bool:
-    """Who may see label counts: owners, adjudicators and staff; members of a non-blind study; anyone once published."""
-    if study.phase == PUBLISHED or can_see_all_labels(user, study):
+def labels_readable(*, user, study: Study, roles: set[str] | None = None) -> bool:
+    """Who may see label counts: owners, adjudicators and staff; members of a non-blind study; anyone once published.
+
+    `roles`: the user's roles in the study when the caller has them already (e.g. from prefetched members).
+    """
+    if roles is None:
+        if study.phase == PUBLISHED or can_see_all_labels(user, study):
+            return True
+        return bool(study_roles(user, study)) and not study.blind
+    if study.phase == PUBLISHED or (user.is_authenticated and user.is_staff) or roles & ALL_LABELS_ROLES:
         return True
-    return bool(study_roles(user, study)) and not study.blind
+    return bool(roles) and not study.blind
 
 
 def study_for_label_counts(*, user, pk: int) -> Study:

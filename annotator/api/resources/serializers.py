@@ -95,12 +95,23 @@ class StudyMemberOutputSerializer(serializers.Serializer):
 
 
 class StudyProgressOutputSerializer(serializers.Serializer):
+    scope = serializers.ChoiceField(
+        choices=["study", "mine"],
+        help_text=(
+            "'study': counts over the whole study. 'mine': a rater of a blind, unpublished study sees only "
+            "their own assignments, and resolved/pending are null (they would reveal whether the other "
+            "rater agreed)."
+        ),
+    )
     issues = serializers.IntegerField(help_text="Issues drawn into the study.")
-    assignments = serializers.IntegerField()
-    submitted = serializers.IntegerField(help_text="Assignments submitted.")
-    skipped = serializers.IntegerField()
-    resolved = serializers.IntegerField(help_text="Issues with a final label.")
-    pending = serializers.IntegerField(help_text="Issues labelled by all raters, waiting for adjudication.")
+    assignments = serializers.IntegerField(help_text="Assignments (only mine when scope is 'mine').")
+    submitted = serializers.IntegerField(help_text="Assignments submitted (only mine when scope is 'mine').")
+    skipped = serializers.IntegerField(help_text="Assignments skipped (only mine when scope is 'mine').")
+    resolved = serializers.IntegerField(allow_null=True, help_text="Issues with a final label; null for 'mine'.")
+    pending = serializers.IntegerField(
+        allow_null=True,
+        help_text="Issues labelled by all raters and not yet resolved (waiting or sent back); null for 'mine'.",
+    )
 
 
 class StudyOutputSerializer(serializers.ModelSerializer):

@@ -13,7 +13,7 @@ from annotator.api.resources.selectors import (
     study_for_label_counts,
     study_get_for_api,
     study_member_rows,
-    study_progress,
+    study_progress_for,
 )
 from annotator.api.resources.serializers import CategoryCountsOutputSerializer, StudyOutputSerializer
 from annotator.models import Study
@@ -27,7 +27,7 @@ def _context(request: Request, studies: list[Study]) -> dict:
     return {
         "request": request,
         "members": {s.pk: study_member_rows(study=s, user=request.user) for s in studies},
-        "progress": study_progress(study_ids=[s.pk for s in studies]),
+        "progress": study_progress_for(user=request.user, studies=studies),
     }
 
 

@@ -54,6 +54,7 @@ from taxonomy.models import Category, Dimension
 from taxonomy.services.templates import taxonomy_template_record_load
 from taxonomy.template_schema import CategoryRecord, TemplateInvalid, TemplateRecord, parse_template
 
+from .first_layer import first_submissions_restore
 from .package import MANIFEST, PACKAGE_FORMAT
 from .package_schema import parse_json, record_problems
 
@@ -495,8 +496,12 @@ def _labels(package, study_issues, raters, dimensions, codes, result) -> dict[st
             )
         AnnotationValue.objects.bulk_create(values, batch_size=BATCH)
         AnnotationHistory.objects.bulk_create(history, batch_size=BATCH)
+        independent = first_submissions_restore(
+            records=batch, annotations=annotations, dimensions=dimensions, ids=lambda *a: _ids(codes, *a)
+        )
         for url, labels in per_issue.items():
-            disputes[url] = compare_labels(labels, dimension_keys=list(dimensions)).disagreements
+            now_differ = compare_labels(labels, dimension_keys=list(dimensions)).disagreements
+            disputes[url] = list(dict.fromkeys([*independent.get(url, []), *now_differ]))  # never forgotten
         result.annotations += len(annotations)
     return disputes
 

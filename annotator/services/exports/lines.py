@@ -24,11 +24,12 @@ from annotator.exports.safe_csv import safe_cell
 from annotator.models import Resolution
 
 from .context import LIST_SEPARATOR, ExportContext
-from .rows import _repository, final_dataset_header, streamed
+from .rows import _repository, disputed_keys, excluded_reason_expression, final_dataset_header, streamed
 
 CACHE_LIMIT = 4096  # distinct id lists per dimension kept rendered; a study has far fewer, the bound keeps memory flat
 CSV_SPECIAL = frozenset(',"\r\n')
 JSON_FLAGS = {True: "true", False: "false", None: "null"}
+FIXED = 14  # columns of _final_rows before the labels
 
 
 class BoundedCache:
@@ -84,6 +85,8 @@ def _final_rows(context: ExportContext) -> Iterator[tuple]:
         Resolution.objects.filter(study_issue__study=context.study, status=Resolution.Status.RESOLVED)
         .order_by("study_issue__position")
         .values_list(
+            "study_issue__position",
+            "study_issue__round__number",
             "study_issue__issue__url",
             "study_issue__issue__repository__owner",
             "study_issue__issue__repository__name",
@@ -91,8 +94,10 @@ def _final_rows(context: ExportContext) -> Iterator[tuple]:
             "study_issue__issue__title",
             Cast("methods", output_field=TextField()),
             "method",
+            "disagreement_keys",
             "disagreement_reason",
             "excluded",
+            excluded_reason_expression(),
             "note",
             *labels,
         )
@@ -124,13 +129,20 @@ def final_dataset_csv_lines(context: ExportContext) -> Iterator[str]:
     labels = _label_caches(context, cells)
     width = len(labels)
     repository = BoundedCache(lambda pair: csv_cell(_repository(*pair)))
-    tail = BoundedCache(lambda key: ",".join(csv_cell(value) for value in key))  # method, reason, excluded
+    # method, disputed dimensions, reason, excluded, why excluded
+    tail = BoundedCache(
+        lambda key: ",".join(
+            csv_cell(value) for value in (key[0], LIST_SEPARATOR.join(disputed_keys(key[1])), *key[2:])
+        )
+    )
     for row in _final_rows(context):
-        url, owner, repo, number, title, _methods, method, reason, excluded, _note = row[:10]
-        label_cells = ",".join([labels[k](row[10 + k]) for k in range(width)])
+        position, round_number, url, owner, repo, number, title, _methods, method, keys = row[:10]
+        reason, excluded, excluded_reason, _note = row[10:FIXED]
+        label_cells = ",".join([labels[k](row[FIXED + k]) for k in range(width)])
         yield (
+            f"{position},{round_number},"
             f"{csv_text(url)},{repository((owner, repo))},{'' if number is None else number},{csv_text(title)},"
-            f"{label_cells},{tail((method, reason, excluded))}\r\n"
+            f"{label_cells},{tail((method, keys, reason, excluded, excluded_reason))}\r\n"
         )
 
 
@@ -152,15 +164,20 @@ def final_dataset_json_texts(context: ExportContext) -> Iterator[str]:
     width = len(labels)
     methods_text = BoundedCache(lambda text: dumps(_ids(text) or {}))
     repository = BoundedCache(lambda pair: json_text(_repository(*pair)))
+    disputed = BoundedCache(lambda keys: dumps(disputed_keys(keys)))
     for row in _final_rows(context):
-        url, owner, repo, number, title, methods, method, reason, excluded, note = row[:10]
-        members = [labels[k](row[10 + k]) for k in range(width)]
+        position, round_number, url, owner, repo, number, title, methods, method, keys = row[:10]
+        reason, excluded, excluded_reason, note = row[10:FIXED]
+        members = [labels[k](row[FIXED + k]) for k in range(width)]
         yield (
-            f'{{"issue_url": {json_text(url)}, "repository": {repository((owner, repo))}, '
+            f'{{"position": {position}, "round": {round_number}, '
+            f'"issue_url": {json_text(url)}, "repository": {repository((owner, repo))}, '
             f'"number": {"null" if number is None else number}, "title": {json_text(title)}, '
             f'"labels": {{{", ".join([m for m in members if m])}}}, "methods": {methods_text(methods)}, '
-            f'"method": {json_text(method)}, "disagreement_reason": {json_text(reason)}, '
-            f'"excluded": {JSON_FLAGS[excluded]}, "note": {json_text(context.text(note))}}}'
+            f'"method": {json_text(method)}, "disagreements": {disputed(keys)}, '
+            f'"disagreement_reason": {json_text(reason)}, '
+            f'"excluded": {JSON_FLAGS[excluded]}, "excluded_reason": {json_text(excluded_reason)}, '
+            f'"note": {json_text(context.text(note))}}}'
         )
 
 

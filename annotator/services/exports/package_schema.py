@@ -161,6 +161,27 @@ LABELS = _strict(
         "confidence": {"enum": [None, 1, 2, 3]},
         "submitted_at": WHEN,
         "time_spent_seconds": {"anyOf": [_int(INT), {"type": "null"}]},
+        # The rater's first, independent submission (null when the exporting study had no record of it).
+        "independent": {
+            "anyOf": [
+                {"type": "null"},
+                _strict(
+                    {
+                        "labels": {"type": "object", "propertyNames": KEY, "additionalProperties": CODES},
+                        "proposals": {
+                            "type": "object",
+                            "propertyNames": KEY,
+                            "additionalProperties": _text_schema(1000),
+                        },
+                        "excluded": {"type": "boolean"},
+                        "excluded_reason": _enum("", "not_a_bug", "out_of_scope"),
+                        "submitted_at": WHEN,
+                        "source": _enum("app", "spreadsheet", "package", "history"),
+                    },
+                    ("labels",),
+                ),
+            ]
+        },
     },
     ("issue_url", "rater", "labels"),
 )
@@ -169,6 +190,8 @@ METHOD = _enum("unanimous", "negotiated", "adjudicated")
 
 FINAL_LABELS = _strict(
     {
+        "position": _int(INT),
+        "round": _int(INT, 1),
         "issue_url": URL,
         "repository": {"anyOf": [_text_schema(300), {"type": "null"}]},
         "number": {"anyOf": [_int(BIG_INT), {"type": "null"}]},
@@ -188,8 +211,15 @@ FINAL_LABELS = _strict(
             "additionalProperties": METHOD,
         },
         "method": {"enum": ["", None, "unanimous", "negotiated", "adjudicated"]},
+        "disagreements": {
+            "type": "array",
+            "items": {"anyOf": [KEY, {"const": "excluded"}]},
+            "maxItems": 100,
+            "uniqueItems": True,
+        },
         "disagreement_reason": _enum("", "ambiguous_text", "guideline_gap", "taxonomy_gap", "rater_error", "other"),
         "excluded": {"type": "boolean"},
+        "excluded_reason": _enum("", "not_a_bug", "out_of_scope"),
         "note": _text_schema(),
     },
     ("issue_url", "labels"),

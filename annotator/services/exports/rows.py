@@ -7,13 +7,15 @@ fetched per chunk of annotations (one query per 2,000 rows), never per row.
 """
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
 from django.db import connections, transaction
-from django.db.models import QuerySet
+from django.db.models import Case, OuterRef, QuerySet, Subquery, Value, When
+from django.db.models.functions import Coalesce
 
-from annotator.models import Annotation, AnnotationValue, Resolution
+from annotator.models import Annotation, AnnotationValue, FirstSubmission, FirstSubmissionValue, Resolution
 
 from .context import LIST_SEPARATOR, ExportContext
 
@@ -47,12 +49,34 @@ def _repository(owner: str | None, name: str | None) -> str:
 
 
 def final_dataset_header(context: ExportContext) -> list[str]:
-    header = ["issue_url", "repository", "number", "title"]
+    """The columns of the final dataset: where the issue sits in the sample (position, round), its final labels
+    (codes, names, paths), how they were reached, what the raters disagreed on and why it was excluded."""
+    header = ["position", "round", "issue_url", "repository", "number", "title"]
     for dimension in context.dimensions:
         header += [f"{dimension.key}_code", f"{dimension.key}_name"]
         if dimension.key in context.hierarchical:
             header.append(f"{dimension.key}_path")
-    return [*header, "method", "disagreement_reason", "excluded"]
+    return [*header, "method", "disagreements", "disagreement_reason", "excluded", "excluded_reason"]
+
+
+def excluded_reason_expression():
+    """Why an excluded issue was excluded: the reason of the first rater (in assignment order) who excluded it.
+
+    Evaluated only for excluded resolutions (the CASE), so a study's export reads it for a handful of rows.
+    """
+    reason = (
+        Annotation.objects.filter(
+            assignment__study_issue_id=OuterRef("study_issue_id"), submitted_at__isnull=False, excluded=True
+        )
+        .order_by("assignment_id")
+        .values("excluded_reason")[:1]
+    )
+    return Case(When(excluded=True, then=Coalesce(Subquery(reason), Value(""))), default=Value(""))
+
+
+def disputed_keys(keys: str) -> list[str]:
+    """The dimension keys of `Resolution.disagreement_keys` (",a,b,") as a list."""
+    return [key for key in (keys or "").split(",") if key]
 
 
 def _final_rows(context: ExportContext) -> Iterator[tuple]:
@@ -60,6 +84,8 @@ def _final_rows(context: ExportContext) -> Iterator[tuple]:
         Resolution.objects.filter(study_issue__study=context.study, status=Resolution.Status.RESOLVED)
         .order_by("study_issue__position")
         .values_list(
+            "study_issue__position",
+            "study_issue__round__number",
             "study_issue__issue__url",
             "study_issue__issue__repository__owner",
             "study_issue__issue__repository__name",
@@ -68,8 +94,10 @@ def _final_rows(context: ExportContext) -> Iterator[tuple]:
             "values",
             "methods",
             "method",
+            "disagreement_keys",
             "disagreement_reason",
             "excluded",
+            excluded_reason_expression(),
             "note",
         )
     )
@@ -77,19 +105,23 @@ def _final_rows(context: ExportContext) -> Iterator[tuple]:
 
 def final_dataset_rows(context: ExportContext) -> Iterator[list[Any]]:
     """CSV rows under ``final_dataset_header``: codes and names of several categories joined with "; "."""
-    for url, owner, repo, number, title, values, _methods, method, reason, excluded, _note in _final_rows(context):
-        row: list[Any] = [url, _repository(owner, repo), number, title]
+    for row in _final_rows(context):
+        position, round_number, url, owner, repo, number, title, values, _methods = row[:9]
+        method, keys, reason, excluded, excluded_reason, _note = row[9:]
+        cells: list[Any] = [position, round_number, url, _repository(owner, repo), number, title]
         for dimension in context.dimensions:
             ids = (values or {}).get(dimension.key)
-            row += [LIST_SEPARATOR.join(context.codes(ids)), LIST_SEPARATOR.join(context.names(ids))]
+            cells += [LIST_SEPARATOR.join(context.codes(ids)), LIST_SEPARATOR.join(context.names(ids))]
             if dimension.key in context.hierarchical:
-                row.append(LIST_SEPARATOR.join(context.paths(ids)))
-        yield [*row, method, reason, excluded]
+                cells.append(LIST_SEPARATOR.join(context.paths(ids)))
+        yield [*cells, method, LIST_SEPARATOR.join(disputed_keys(keys)), reason, excluded, excluded_reason]
 
 
 def final_dataset_records(context: ExportContext) -> Iterator[dict[str, Any]]:
     """JSON records: the same fields, with the labels per dimension as lists (codes, names, paths)."""
-    for url, owner, repo, number, title, values, methods, method, reason, excluded, note in _final_rows(context):
+    for row in _final_rows(context):
+        position, round_number, url, owner, repo, number, title, values, methods = row[:9]
+        method, keys, reason, excluded, excluded_reason, note = row[9:]
         labels = {}
         for dimension in context.dimensions:
             ids = (values or {}).get(dimension.key)
@@ -100,6 +132,8 @@ def final_dataset_records(context: ExportContext) -> Iterator[dict[str, Any]]:
                 label["paths"] = context.paths(ids)
             labels[dimension.key] = label
         yield {
+            "position": position,
+            "round": round_number,
             "issue_url": url,
             "repository": _repository(owner, repo),
             "number": number,
@@ -107,8 +141,10 @@ def final_dataset_records(context: ExportContext) -> Iterator[dict[str, Any]]:
             "labels": labels,
             "methods": methods or {},
             "method": method,
+            "disagreements": disputed_keys(keys),
             "disagreement_reason": reason,
             "excluded": excluded,
+            "excluded_reason": excluded_reason,
             "note": context.text(note),
         }
 
@@ -116,13 +152,82 @@ def final_dataset_records(context: ExportContext) -> Iterator[dict[str, Any]]:
 # --- per-rater labels -----------------------------------------------------------------------------------
 
 
+INDEPENDENT = "independent_"  # prefix of the columns of a rater's first, independent submission
+
+
 def rater_labels_header(context: ExportContext) -> list[str]:
+    """One row per submitted annotation, in two layers: the rater's labels now (revised, if the issue was sent
+    back and discussed) and, under ``independent_``, their first, independent submission."""
+    keys = [dimension.key for dimension in context.dimensions]
     header = ["issue_url", "rater"]
-    header += [f"{dimension.key}_code" for dimension in context.dimensions]
-    return [*header, "note", "excluded", "excluded_reason", "confidence", "submitted_at", "time_spent_seconds"]
+    header += [f"{key}_code" for key in keys]
+    header += [f"{key}_proposal" for key in keys]
+    header += ["note", "excluded", "excluded_reason", "confidence", "submitted_at", "time_spent_seconds"]
+    header += [f"{INDEPENDENT}{key}_code" for key in keys]
+    header += [f"{INDEPENDENT}{key}_proposal" for key in keys]
+    return [
+        *header,
+        f"{INDEPENDENT}excluded",
+        f"{INDEPENDENT}excluded_reason",
+        f"{INDEPENDENT}submitted_at",
+        f"{INDEPENDENT}source",
+    ]
 
 
-def _annotation_chunks(context: ExportContext) -> Iterator[tuple[list[tuple], dict[int, dict[str, list[int]]]]]:
+@dataclass(frozen=True, slots=True)
+class Independent:
+    """A rater's first, independent submission of an issue, as the exports show it."""
+
+    labels: dict[str, list[int]]
+    proposals: dict[str, str]
+    excluded: bool
+    excluded_reason: str
+    submitted_at: Any
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class AnnotationChunk:
+    rows: list[tuple]
+    values: dict[int, dict[str, list[int]]]  # annotation id -> current labels
+    independent: dict[int, Independent]  # annotation id -> first submission
+
+
+def _by_key(rows, keys: dict[int, str]) -> dict[int, dict[str, list[int]]]:
+    found: dict[int, dict[str, list[int]]] = {}
+    for owner_id, dimension_id, category_id in rows:
+        if dimension_id in keys:
+            found.setdefault(owner_id, {}).setdefault(keys[dimension_id], []).append(category_id)
+    return found
+
+
+def first_submissions_of(annotation_ids: list[int], keys: dict[int, str]) -> dict[int, Independent]:
+    """{annotation id: its first submission} for a chunk of annotations, in two queries."""
+    firsts = list(
+        FirstSubmission.objects.filter(annotation_id__in=annotation_ids).values_list(
+            "pk", "annotation_id", "excluded", "excluded_reason", "proposals", "submitted_at", "source"
+        )
+    )
+    values = _by_key(
+        FirstSubmissionValue.objects.filter(first_submission_id__in=[row[0] for row in firsts])
+        .order_by("first_submission_id", "category_id")
+        .values_list("first_submission_id", "dimension_id", "category_id"),
+        keys,
+    )
+    return {
+        annotation_id: Independent(
+            labels=values.get(pk, {}),
+            proposals=dict(proposals or {}),
+            excluded=excluded,
+            excluded_reason=reason,
+            submitted_at=submitted_at,
+            source=source,
+        )
+        for pk, annotation_id, excluded, reason, proposals, submitted_at, source in firsts
+    }
+
+
+def _annotation_chunks(context: ExportContext) -> Iterator[AnnotationChunk]:
     rows = streamed(
         Annotation.objects.filter(assignment__study_issue__study=context.study, submitted_at__isnull=False)
         .order_by("assignment__study_issue__position", "assignment__rater_id")
@@ -141,30 +246,55 @@ def _annotation_chunks(context: ExportContext) -> Iterator[tuple[list[tuple], di
     )
     keys = {d.pk: d.key for d in context.dimensions}
     while chunk := list(islice(rows, CHUNK_SIZE)):
-        values: dict[int, dict[str, list[int]]] = {}
-        for annotation_id, dimension_id, category_id in (
-            AnnotationValue.objects.filter(annotation_id__in=[row[0] for row in chunk])
+        ids = [row[0] for row in chunk]
+        values = _by_key(
+            AnnotationValue.objects.filter(annotation_id__in=ids)
             .order_by("annotation_id", "category_id")
-            .values_list("annotation_id", "dimension_id", "category_id")
-        ):
-            if dimension_id in keys:
-                values.setdefault(annotation_id, {}).setdefault(keys[dimension_id], []).append(category_id)
-        yield chunk, values
+            .values_list("annotation_id", "dimension_id", "category_id"),
+            keys,
+        )
+        yield AnnotationChunk(rows=chunk, values=values, independent=first_submissions_of(ids, keys))
+
+
+def _proposal(context: ExportContext, proposals: dict | None, key: str) -> str:
+    value = (proposals or {}).get(key)
+    return context.text(str(value)) if value else ""
 
 
 def rater_labels_rows(context: ExportContext) -> Iterator[list[Any]]:
-    for chunk, values in _annotation_chunks(context):
-        for pk, url, rater, note, excluded, reason, confidence, submitted, seconds, _proposals in chunk:
-            own = values.get(pk, {})
+    for chunk in _annotation_chunks(context):
+        for pk, url, rater, note, excluded, reason, confidence, submitted, seconds, proposals in chunk.rows:
+            own = chunk.values.get(pk, {})
             row: list[Any] = [url, context.rater(rater)]
             row += [LIST_SEPARATOR.join(context.codes(own.get(d.key))) for d in context.dimensions]
-            yield [*row, context.text(note), excluded, reason, confidence, submitted, seconds]
+            row += [_proposal(context, proposals, d.key) for d in context.dimensions]
+            row += [context.text(note), excluded, reason, confidence, submitted, seconds]
+            first = chunk.independent.get(pk)
+            if first is None:  # no record of the first submission: the independent columns stay empty
+                yield [*row, *([""] * (2 * len(context.dimensions) + 4))]
+                continue
+            row += [LIST_SEPARATOR.join(context.codes(first.labels.get(d.key))) for d in context.dimensions]
+            row += [_proposal(context, first.proposals, d.key) for d in context.dimensions]
+            yield [*row, first.excluded, first.excluded_reason, first.submitted_at, first.source]
+
+
+def _independent_record(context: ExportContext, first: Independent | None) -> dict[str, Any] | None:
+    if first is None:
+        return None
+    return {
+        "labels": {d.key: context.codes(first.labels[d.key]) for d in context.dimensions if d.key in first.labels},
+        "proposals": {k: context.text(str(v)) for k, v in first.proposals.items()},
+        "excluded": first.excluded,
+        "excluded_reason": first.excluded_reason,
+        "submitted_at": first.submitted_at,
+        "source": first.source,
+    }
 
 
 def rater_labels_records(context: ExportContext) -> Iterator[dict[str, Any]]:
-    for chunk, values in _annotation_chunks(context):
-        for pk, url, rater, note, excluded, reason, confidence, submitted, seconds, proposals in chunk:
-            own = values.get(pk, {})
+    for chunk in _annotation_chunks(context):
+        for pk, url, rater, note, excluded, reason, confidence, submitted, seconds, proposals in chunk.rows:
+            own = chunk.values.get(pk, {})
             yield {
                 "issue_url": url,
                 "rater": context.rater(rater),
@@ -176,4 +306,5 @@ def rater_labels_records(context: ExportContext) -> Iterator[dict[str, Any]]:
                 "confidence": confidence,
                 "submitted_at": submitted,
                 "time_spent_seconds": seconds,
+                "independent": _independent_record(context, chunk.independent.get(pk)),
             }

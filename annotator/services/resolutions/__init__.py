@@ -10,7 +10,15 @@ decision back; ``adjudicators`` says who may adjudicate; ``rows`` holds the read
 
 from .adjudicators import can_adjudicate, study_set_anonymous_adjudication
 from .auto import resolution_auto, resolution_auto_on_freeze, resolutions_ensure
-from .comparison import EXCLUDED, METHOD_RANK, Comparison, RaterLabels, compare_labels, rater_labels
+from .comparison import (
+    EXCLUDED,
+    METHOD_RANK,
+    Comparison,
+    RaterLabels,
+    compare_labels,
+    open_disagreements,
+    rater_labels,
+)
 from .decision import resolution_record, resolution_send_back
 from .reset import resolution_reset
 
@@ -21,6 +29,7 @@ __all__ = [
     "RaterLabels",
     "can_adjudicate",
     "compare_labels",
+    "open_disagreements",
     "rater_labels",
     "resolution_auto",
     "resolution_auto_on_freeze",

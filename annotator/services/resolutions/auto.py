@@ -18,8 +18,9 @@ def resolution_auto(*, study_issue: StudyIssue, actor=None) -> Resolution | None
 
     Called when the last rater submits (inside that transaction). Run again after an issue was sent
     back or reopened, it recomputes from the new labels: a dimension the raters now agree on after
-    being sent back counts as negotiated, and earlier decisions on dimensions still in dispute must be
-    made again (the history keeps them). Returns None while some rater has not submitted.
+    being in dispute counts as negotiated (and stays listed as a disagreement), and earlier decisions on
+    dimensions still in dispute must be made again (the history keeps them). Returns None while some
+    rater has not submitted.
     """
     locked_issue, existing = _lock(study_issue)
     annotations = _submitted_annotations(locked_issue)
@@ -63,24 +64,39 @@ def _auto_write(*, locked_issue: StudyIssue, existing: Resolution | None, compar
 
 
 def _auto_fields(*, existing: Resolution | None, comparison: Comparison) -> dict:
-    """A resolution's fields from the raters' comparison: agreed dimensions decided, the rest pending."""
-    discussed = set(existing.disagreements) if existing and existing.status == Resolution.Status.SENT_BACK else set()
+    """A resolution's fields from the raters' comparison: agreed dimensions decided, the rest pending.
+
+    Disagreements are part of the record: a key once in dispute stays in `disagreement_keys` for good, so an
+    issue the raters settled by discussion (sent back, then resubmitted alike) stays among the disagreements.
+    A disputed dimension the raters agree on after the issue was sent back counts as negotiated; one still in
+    dispute waits again.
+    """
+    discussed = existing.disagreements if existing is not None else []
+    keys = list(dict.fromkeys([*discussed, *comparison.disagreements]))
+    sent_back = existing is not None and existing.status == Resolution.Status.SENT_BACK
+    earlier = existing.methods if existing is not None else {}
 
     def method_for(key: str) -> str:
-        return Resolution.Method.NEGOTIATED if key in discussed else Resolution.Method.UNANIMOUS
+        # Agreement reached by discussing the issue (now, or before a later re-labelling) is negotiated; raters
+        # who re-label on their own after a reopen or a taxonomy move agree unanimously.
+        if key in discussed and (sent_back or earlier.get(key) == Resolution.Method.NEGOTIATED):
+            return Resolution.Method.NEGOTIATED
+        return Resolution.Method.UNANIMOUS
 
     if comparison.all_excluded:
         values, methods = {}, ({EXCLUDED: method_for(EXCLUDED)} if EXCLUDED in discussed else {})
     else:
         values = comparison.agreed
         methods = {key: method_for(key) for key in comparison.agreed}
+        if EXCLUDED in discussed and EXCLUDED not in comparison.disagreements:
+            methods[EXCLUDED] = method_for(EXCLUDED)  # they now agree the issue is in scope: settled
     resolved = not comparison.disagreements
     fields = {
         "values": values,
         "methods": methods,
         "excluded": comparison.all_excluded,
-        "disagreement_keys": _keys(comparison.disagreements),
-        "disagreement_count": len(comparison.disagreements),
+        "disagreement_keys": _keys(keys),
+        "disagreement_count": len(keys),
         "status": Resolution.Status.RESOLVED if resolved else Resolution.Status.PENDING,
         "method": _overall_method(methods) if resolved else "",
         "disagreement_reason": "",

@@ -67,6 +67,15 @@ def rater_labels(annotation: Annotation) -> RaterLabels:
     )
 
 
+def open_disagreements(resolution: Resolution) -> list[str]:
+    """The disagreements of a resolution still waiting for a decision (those without a method yet).
+
+    `Resolution.disagreements` keeps every key ever in dispute; one the raters settled by discussion or an
+    adjudicator decided has its method in `methods`.
+    """
+    return [key for key in resolution.disagreements if key not in resolution.methods]
+
+
 def _overall_method(methods: dict[str, str]) -> str:
     if not methods:
         return Resolution.Method.UNANIMOUS

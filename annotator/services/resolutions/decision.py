@@ -12,7 +12,7 @@ from core.errors import ConflictError, DomainError, NotFoundError, PermissionDen
 from taxonomy.models import Category, Dimension
 
 from .adjudicators import can_adjudicate
-from .comparison import EXCLUDED, _overall_method
+from .comparison import EXCLUDED, _overall_method, open_disagreements
 from .rows import _dimensions, _lock, _save_revision, _snapshot, _submitted_annotations
 
 DECISION_METHODS = (Resolution.Method.NEGOTIATED, Resolution.Method.ADJUDICATED)
@@ -95,8 +95,10 @@ def resolution_record(
     _check_current(resolution, expected_version, annotations)
     if method not in DECISION_METHODS:
         raise DomainError("Say how the label was reached: negotiated by the raters, or decided by you.", field="method")
-    disputed = set(resolution.disagreements)
-    if disputed and reason not in REASONS:
+    # Disagreements are sticky (see auto._auto_fields): those the raters settled by discussion already have
+    # their method; only the open ones are decided here.
+    disputed = set(open_disagreements(resolution))
+    if resolution.disagreements and reason not in REASONS:
         raise DomainError(
             "Say why the raters differed: ambiguous issue text, guideline gap, taxonomy gap or overlap, "
             "rater error, or other.",
@@ -114,7 +116,6 @@ def resolution_record(
         methods = {EXCLUDED: method} if EXCLUDED in disputed or not resolution.excluded else dict(methods)
     else:
         new_values = dict(resolution.values) if not resolution.excluded else {}
-        methods.pop(EXCLUDED, None)
         if EXCLUDED in disputed or resolution.excluded:
             methods[EXCLUDED] = method
         for key, ids in cleaned.items():

@@ -26,6 +26,7 @@ from annotator.models import (
     AnnotationHistory,
     AnnotationValue,
     Assignment,
+    FirstSubmission,
     Issue,
     Study,
     StudyIssue,
@@ -34,6 +35,7 @@ from annotator.models import (
 )
 from annotator.permissions import can_manage_study
 from annotator.services.agreement.version import study_labels_changed
+from annotator.services.first_submissions import first_submission_record
 from annotator.services.history import annotation_snapshot
 from annotator.services.issues import issues_upsert
 from annotator.services.progress import rater_progress_rebuild
@@ -414,6 +416,15 @@ def _annotations(plan, study_issues, raters, categories, dimensions, actor, now,
         ],
         batch_size=1000,
     )
+    # A rater's sheet is what they labelled on their own: their first, independent submission. The final
+    # sheet (what they agreed on after discussion) becomes the resolutions.
+    for annotation, by_dimension in zip(annotations, values, strict=True):
+        first_submission_record(
+            annotation=annotation,
+            values=[(dimensions[key].pk, pk) for key, ids in by_dimension.items() for pk in ids],
+            submitted_at=now,
+            source=FirstSubmission.Source.SPREADSHEET,
+        )
     result.annotations, result.values = len(annotations), len(rows)
 
 

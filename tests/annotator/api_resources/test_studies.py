@@ -60,7 +60,15 @@ def test_progress_counts(world, api_as, users):
     submit(world, users, "rater_a", 1)
     submit(world, users, "rater_b", 1, root_cause=2)  # disagree: pending
     progress = api_as("owner").get(f"/api/v1/studies/{world.study.pk}/").json()["progress"]
-    assert progress == {"issues": 5, "assignments": 10, "submitted": 4, "skipped": 0, "resolved": 1, "pending": 1}
+    assert progress == {
+        "scope": "study",
+        "issues": 5,
+        "assignments": 10,
+        "submitted": 4,
+        "skipped": 0,
+        "resolved": 1,
+        "pending": 1,
+    }
 
 
 def test_study_list_queries_do_not_grow_with_studies(world, api_as, users):

@@ -115,6 +115,7 @@ def test_row_generation_keeps_memory_flat(world):
 
 def test_per_rater_rows_cost_a_bounded_number_of_queries(world, django_assert_max_num_queries):
     context = export_context(study=world.study, pseudonymous=False)
-    with django_assert_max_num_queries(2):
+    # Per chunk of 2,000: the annotations, their labels, their first submissions and those labels.
+    with django_assert_max_num_queries(4):
         rows = list(rater_labels_rows(context))
     assert len(rows) == 12

@@ -155,3 +155,19 @@ def test_a_final_row_only_one_rater_labelled_is_negotiated_without_disagreement(
     resolution = resolution_of(6)
     assert (resolution.status, resolution.disagreements) == ("resolved", [])
     assert (resolution.methods, resolution.method) == ({"cause": "negotiated", "fix": "negotiated"}, "negotiated")
+
+
+def test_the_raters_sheets_become_their_first_submissions_and_the_final_sheet_the_resolutions(imported):
+    """Both layers: what each rater's sheet says is their independent submission (source "spreadsheet"); the
+    final sheet's labels are the outcome of their discussion and never overwrite it."""
+    from annotator.models import FirstSubmission
+
+    firsts = FirstSubmission.objects.filter(study_issue__study=imported)
+    assert firsts.count() == 12  # six issues, two raters
+    assert set(firsts.values_list("source", flat=True)) == {FirstSubmission.Source.SPREADSHEET}
+    sixth = {
+        first.rater.username: sorted(value.category.code for value in first.values.filter(dimension__key="cause"))
+        for first in firsts.filter(study_issue__issue__number=6).select_related("rater")
+    }
+    assert sorted(sixth.values()) == [["crash"], ["hang"]]  # the raters differed; the final sheet says crash
+    assert resolution_of(6).values["cause"] == [category("crash")]
