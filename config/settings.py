@@ -223,6 +223,9 @@ JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", "15"))
 JOB_STALE_SECONDS = float(os.environ.get("JOB_STALE_SECONDS", "120"))
 JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", "3"))
 JOB_REAPER_SECONDS = float(os.environ.get("JOB_REAPER_SECONDS", "60"))
+# A job still pending this long after it was sent is sent again (a worker killed after taking its
+# message holds it until the broker's visibility timeout); duplicates are harmless, the claim decides.
+JOB_PENDING_RESEND_SECONDS = float(os.environ.get("JOB_PENDING_RESEND_SECONDS", "900"))
 if JOB_STALE_SECONDS < 2 * JOB_HEARTBEAT_SECONDS:
     raise ImproperlyConfigured("JOB_STALE_SECONDS must be at least twice JOB_HEARTBEAT_SECONDS.")
 if JOB_REAPER_SECONDS > 0:

@@ -6,14 +6,14 @@
   (its worker was killed) takes over a running job only once the job's heartbeat went stale, so
   two processes never run one job.
 - Reaping: running jobs whose heartbeat stopped are re-queued, or failed after JOB_MAX_ATTEMPTS
-  claims; "not queued" jobs and rate-limit waits whose message was lost are sent again.
+  claims; "not queued" jobs, and pending jobs or rate-limit waits whose message was lost, are sent again.
 - Retry and cancel, from the pages, for failed, stale and not-queued jobs.
 """
 
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TypeVar
 
 from django.conf import settings
@@ -191,14 +191,21 @@ def jobs_reap() -> ReapOutcome:
             else:
                 outcome.requeued += 1
                 outcome.not_sent += not _reap_send(job)
-        lost = Q(status=model.Status.NOT_QUEUED)
+        # Pending for long: its message was taken by a worker killed before the job was claimed (it
+        # comes back only after the broker's visibility timeout). A second message is harmless: the
+        # claim lets one of them run the job.
+        unclaimed = timedelta(seconds=float(settings.JOB_PENDING_RESEND_SECONDS))
+        lost = Q(status=model.Status.NOT_QUEUED) | Q(status=model.Status.PENDING, updated_at__lt=now - unclaimed)
         if model is ImportJob:  # a rate-limit wait whose delayed message died with its worker
             lost |= Q(status=ImportJob.Status.WAITING, resume_at__lt=now - stale_after())
         for job in jobs.filter(lost).order_by("pk"):
             if job_task_name(job) is None:
                 continue
-            if job.status == model.Status.NOT_QUEUED:
-                model.objects.filter(pk=job.pk, status=model.Status.NOT_QUEUED).update(
+            # Marked as sent now, so the next reaper run does not send it again straight away.
+            if job.status == ImportJob.Status.WAITING:
+                model.objects.filter(pk=job.pk, status=job.status).update(resume_at=timezone.now())
+            else:
+                model.objects.filter(pk=job.pk, status=job.status).update(
                     status=model.Status.PENDING, updated_at=timezone.now()
                 )
                 job.status = model.Status.PENDING

@@ -124,3 +124,18 @@ def test_a_job_that_fails_when_the_reaper_runs_it_in_process_does_not_stop_the_r
     importing.refresh_from_db()
     assert missing.status == ImportJob.Status.FAILED and "404" in missing.error
     assert importing.status == ImportJob.Status.DONE, importing.error
+
+
+def test_a_job_left_pending_long_after_it_was_sent_is_sent_again_once(owner, settings, monkeypatch):
+    from annotator.services import jobs
+
+    sent = []
+    monkeypatch.setattr(jobs, "task_send", lambda name, args, eta=None: sent.append(args[0]) or True)
+    lost = file_job(status=ImportJob.Status.PENDING)
+    ImportJob.objects.filter(pk=lost.pk).update(updated_at="2000-01-01T00:00:00Z")
+    file_job(status=ImportJob.Status.PENDING)  # just sent: still in the queue
+
+    call_command("reap_jobs")
+    call_command("reap_jobs")
+
+    assert sent == [lost.pk]
