@@ -12,22 +12,17 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         raise pytest.UsageError(f"REQUIRE_POSTGRES is set but the database is {connection.vendor}")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Tests marked `redis` or `celery_worker` (or using the real Redis broker) share one Redis database and some
+    # empty it: under `pytest -n N --dist loadgroup` they run one after the other on a single worker.
+    for item in items:
+        shares_redis = item.get_closest_marker("redis") or item.get_closest_marker("celery_worker")
+        if shares_redis or "redis_broker" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("redis"))
+
+
 ROLES = ("owner", "rater_a", "rater_b", "adjudicator", "staff")
-# A real Redis for the tests that need one (cache backend, Celery broker); CI sets REQUIRE_REDIS.
-TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-def redis_or_skip(url: str = TEST_REDIS_URL) -> None:
-    """Skip the test when Redis is not reachable, or fail it when REQUIRE_REDIS=1."""
-    import redis
-
-    try:
-        redis.Redis.from_url(url, socket_connect_timeout=2).ping()
-    except redis.RedisError as exc:
-        message = f"Redis is not reachable at {url} ({exc}); start redis-server or set TEST_REDIS_URL"
-        if os.environ.get("REQUIRE_REDIS") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
 
 
 @pytest.fixture
@@ -56,6 +51,56 @@ def client_as(client, users):
         return c
 
     return make
+
+
+@pytest.fixture
+def outsider(db):
+    """A signed-in user who is not a member of any study."""
+    from tests.factories import UserFactory
+
+    return UserFactory(username="outsider")
+
+
+@pytest.fixture
+def client_for(client_as, outsider):
+    """Like client_as, plus "outsider"."""
+    from django.test import Client
+
+    def make(role: str):
+        if role == "outsider":
+            c = Client()
+            c.force_login(outsider)
+            return c
+        return client_as(role)
+
+    return make
+
+
+@pytest.fixture
+def api_as(users, outsider):
+    """api_as("rater_a") -> an APIClient authenticated as that role; "anonymous" stays anonymous."""
+
+    from rest_framework.test import APIClient
+
+    def make(role: str):
+        client = APIClient()
+        if role == "outsider":
+            client.force_authenticate(outsider)
+        elif role != "anonymous":
+            client.force_authenticate(users[role])
+        return client
+
+    return make
+
+
+@pytest.fixture
+def empty_cache():
+    """The default cache emptied before and after the test (cached reports, throttle counters)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.fixture(autouse=True)

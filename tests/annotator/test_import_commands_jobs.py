@@ -12,11 +12,9 @@ from django.core.management import CommandError, call_command
 
 from annotator.models import ImportJob, Issue, Study
 from annotator.services import imports as import_services
-
-# fake_github, github_settings, bugs_taxonomy, rater_csvs: those folders' fixtures, used here by name.
-from tests.annotator.github.conftest import REPO, fake_github, github_settings, seed  # noqa: F401
+from tests.annotator.github.conftest import REPO, seed
 from tests.annotator.importers.file_records import gh_issue, rest_issue, write_json
-from tests.annotator.sheets_import.conftest import bugs_taxonomy, rater_csvs, run_import  # noqa: F401
+from tests.annotator.sheets_import.conftest import run_import
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -202,7 +200,7 @@ def test_the_imports_page_lists_command_line_imports_with_their_outcome(tmp_path
 # --------------------------------------------------------------------------- import_github
 
 
-def test_a_github_import_is_recorded_as_a_done_github_job(github_settings, fake_github):  # noqa: F811
+def test_a_github_import_is_recorded_as_a_done_github_job(github_settings, fake_github):
     seed(fake_github, issues=3, closed=2)
     operator = UserFactory(username="operator")
 
@@ -222,7 +220,7 @@ def test_a_github_import_is_recorded_as_a_done_github_job(github_settings, fake_
     assert_timed(job)
 
 
-def test_a_github_import_without_user_has_nobody(github_settings, fake_github):  # noqa: F811
+def test_a_github_import_without_user_has_nobody(github_settings, fake_github):
     seed(fake_github, issues=1)
 
     call_command("import_github", REPO, stdout=StringIO(), stderr=StringIO())
@@ -230,7 +228,7 @@ def test_a_github_import_without_user_has_nobody(github_settings, fake_github): 
     assert the_job().created_by is None
 
 
-def test_a_failed_github_import_leaves_a_failed_job_with_the_reason(github_settings, fake_github):  # noqa: F811
+def test_a_failed_github_import_leaves_a_failed_job_with_the_reason(github_settings, fake_github):
     with pytest.raises(CommandError, match="404 Not Found for /repos/nobody/nothing/issues") as raised:
         call_command("import_github", "nobody/nothing", stdout=StringIO(), stderr=StringIO())
 
@@ -241,7 +239,7 @@ def test_a_failed_github_import_leaves_a_failed_job_with_the_reason(github_setti
     assert_timed(job)
 
 
-def test_a_github_import_with_an_unknown_user_records_no_job(github_settings, fake_github):  # noqa: F811
+def test_a_github_import_with_an_unknown_user_records_no_job(github_settings, fake_github):
     seed(fake_github, issues=1)
 
     with pytest.raises(CommandError, match="--user: There is no user 'nobody'"):
@@ -262,7 +260,7 @@ def import_pair(a, b, *extra):
     )
 
 
-def test_a_sheets_import_is_recorded_as_a_done_sheets_job(bugs_taxonomy, rater_csvs):  # noqa: F811
+def test_a_sheets_import_is_recorded_as_a_done_sheets_job(bugs_taxonomy, rater_csvs):
     operator = UserFactory(username="operator")
 
     import_pair(*rater_csvs, "--user", "operator")
@@ -287,7 +285,7 @@ def test_a_sheets_import_is_recorded_as_a_done_sheets_job(bugs_taxonomy, rater_c
     assert_timed(job)
 
 
-def test_re_running_a_sheets_import_is_a_done_job_with_everything_unchanged(bugs_taxonomy, rater_csvs):  # noqa: F811
+def test_re_running_a_sheets_import_is_a_done_job_with_everything_unchanged(bugs_taxonomy, rater_csvs):
     import_pair(*rater_csvs)
     out, _ = import_pair(*rater_csvs)
 
@@ -296,7 +294,7 @@ def test_re_running_a_sheets_import_is_a_done_job_with_everything_unchanged(bugs
     assert (latest.status, latest.counts["created"], latest.counts["unchanged"]) == (ImportJob.Status.DONE, 0, 3)
 
 
-def test_a_bad_sheet_fails_the_job_naming_file_and_column(bugs_taxonomy, rater_csvs, tmp_path):  # noqa: F811
+def test_a_bad_sheet_fails_the_job_naming_file_and_column(bugs_taxonomy, rater_csvs, tmp_path):
     a, _ = rater_csvs
     carol = tmp_path / "carol.csv"
     carol.write_text("Link,Cause\nhttps://github.com/org/repo/issues/1,crash\n")
@@ -313,7 +311,7 @@ def test_a_bad_sheet_fails_the_job_naming_file_and_column(bugs_taxonomy, rater_c
     assert not Study.objects.exists()
 
 
-def test_label_decisions_needed_fail_the_job_and_write_nothing(bugs_taxonomy, tmp_path):  # noqa: F811
+def test_label_decisions_needed_fail_the_job_and_write_nothing(bugs_taxonomy, tmp_path):
     a = tmp_path / "alice.csv"
     b = tmp_path / "bob.csv"
     a.write_text("Link,Cause,Fix\nhttps://github.com/org/repo/issues/1,crash,fix code\n")

@@ -44,8 +44,8 @@ def data(users, db):
     from annotator.models import Annotation, ImportJob, Issue, Repository, StudyIssue
     from annotator.services.publication import study_publish
     from tests.annotator.api_resources.conftest import label_everything
-    from tests.annotator.studies.conftest import build_world
     from tests.annotator.studies.factories import draw, make_study
+    from tests.annotator.worlds import build_world
 
     world = build_world(users, n_issues=3)
     label_everything(world, users)

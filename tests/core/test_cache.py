@@ -3,7 +3,9 @@
 import pytest
 
 from core.cache import RedisCache
-from tests.conftest import TEST_REDIS_URL, redis_or_skip
+from tests.redis_server import TEST_REDIS_URL, redis_or_skip
+
+pytestmark = pytest.mark.redis
 
 
 @pytest.fixture

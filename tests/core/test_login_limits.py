@@ -4,8 +4,8 @@ import pytest
 from django.core.cache import cache
 from django.test import Client, override_settings
 
-from tests.conftest import TEST_REDIS_URL, redis_or_skip
 from tests.factories import UserFactory
+from tests.redis_server import TEST_REDIS_URL, redis_or_skip
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "correct horse battery staple"
@@ -89,6 +89,7 @@ def test_the_admin_login_shares_the_limit_and_says_when_to_try_again():
     assert login(Client(), "boss", PASSWORD).status_code == 429, "the login page shares the admin's count"
 
 
+@pytest.mark.redis
 def test_the_limit_works_on_the_shared_redis_cache():
     redis_or_skip()
     UserFactory(username="victim")

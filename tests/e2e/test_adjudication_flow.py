@@ -4,7 +4,7 @@ the history shows it and the API returns the final label."""
 import pytest
 
 from annotator.models import Resolution
-from tests.annotator.adjudication.conftest import labels, make_world, submit
+from tests.annotator.worlds import labels, make_world, submit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -5,8 +5,7 @@ import pytest
 from annotator.models import ProposalDecision
 from taxonomy.models import Category, TaxonomyVersion
 from taxonomy.services import version_publish
-from tests.annotator.evolution.conftest import label_all
-from tests.annotator.studies.conftest import build_world
+from tests.annotator.worlds import build_world, label_all
 from tests.factories import make_taxonomy_maintainer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -16,14 +16,8 @@ from playwright.sync_api import expect
 from annotator.models import Annotation, Assignment, Repository, Study
 from annotator.services.annotations import CONFLICT_MESSAGE
 from taxonomy.models import Category, TaxonomyVersion
-from tests.annotator.studies.factories import (
-    IssueFactory,
-    RepositoryFactory,
-    draw,
-    make_owner,
-    make_study,
-    make_taxonomy,
-)
+from tests.annotator.factories_issues import IssueFactory, RepositoryFactory
+from tests.annotator.studies.factories import draw, make_owner, make_study, make_taxonomy
 from tests.e2e.helpers import (
     KeyboardLabels,
     checked_names,

@@ -1,54 +1,11 @@
-"""Factories for taxonomy models, and a small valid template to load or break in tests."""
+"""Taxonomy test data: a category tree built with the factories, and a small valid template to load or break."""
 
 import copy
 import json
 from pathlib import Path
 
-import factory
-from django.utils import timezone
-
-from taxonomy.models import Category, Dimension, Taxonomy, TaxonomyVersion
-
-
-class TaxonomyFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Taxonomy
-        django_get_or_create = ("slug",)
-
-    slug = factory.Sequence(lambda n: f"taxonomy-{n}")
-    name = factory.LazyAttribute(lambda t: f"Taxonomy {t.slug}")
-
-
-class TaxonomyVersionFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = TaxonomyVersion
-
-    taxonomy = factory.SubFactory(TaxonomyFactory)
-    number = factory.Sequence(lambda n: n + 1)
-    status = TaxonomyVersion.Status.DRAFT
-
-    class Params:
-        published = factory.Trait(
-            status=TaxonomyVersion.Status.PUBLISHED, published_at=factory.LazyFunction(timezone.now)
-        )
-
-
-class DimensionFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Dimension
-
-    version = factory.SubFactory(TaxonomyVersionFactory)
-    key = factory.Sequence(lambda n: f"dimension_{n}")
-    name = factory.LazyAttribute(lambda d: d.key.replace("_", " "))
-
-
-class CategoryFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Category
-
-    dimension = factory.SubFactory(DimensionFactory)
-    code = factory.Sequence(lambda n: f"category-{n}")
-    name = factory.LazyAttribute(lambda c: c.code.replace("-", " "))
+from taxonomy.models import Dimension
+from tests.factories import CategoryFactory
 
 
 def build_tree(dimension: Dimension, *, roots: int, children: int, grandchildren: int) -> int:

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from taxonomy.catalogue import version_catalogue
 from taxonomy.models import Category, TaxonomyVersion
-from tests.taxonomy.factories import CategoryFactory, DimensionFactory, TaxonomyVersionFactory
+from tests.factories import CategoryFactory, DimensionFactory, TaxonomyVersionFactory
 
 pytestmark = pytest.mark.django_db
 

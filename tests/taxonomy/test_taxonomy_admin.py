@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from taxonomy.models import Category, TaxonomyVersion
 from taxonomy.services import taxonomy_template_load
-from tests.taxonomy.factories import CategoryFactory, DimensionFactory, TaxonomyVersionFactory
+from tests.factories import CategoryFactory, DimensionFactory, TaxonomyVersionFactory
 
 pytestmark = pytest.mark.django_db
 

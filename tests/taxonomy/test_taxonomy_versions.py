@@ -7,7 +7,8 @@ from core.errors import ConflictError, DomainError
 from taxonomy.errors import VersionImmutableError
 from taxonomy.models import Category, Dimension, TaxonomyVersion
 from taxonomy.services import version_delete, version_ensure_draft, version_publish
-from tests.taxonomy.factories import CategoryFactory, DimensionFactory, TaxonomyVersionFactory, build_tree
+from tests.factories import CategoryFactory, DimensionFactory, TaxonomyVersionFactory
+from tests.taxonomy.factories import build_tree
 
 pytestmark = pytest.mark.django_db
 

@@ -4,13 +4,8 @@ import pytest
 from django.urls import reverse
 
 from taxonomy.services import taxonomy_template_load
-from tests.taxonomy.factories import (
-    CategoryFactory,
-    DimensionFactory,
-    TaxonomyFactory,
-    TaxonomyVersionFactory,
-    build_tree,
-)
+from tests.factories import CategoryFactory, DimensionFactory, TaxonomyFactory, TaxonomyVersionFactory
+from tests.taxonomy.factories import build_tree
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@
 import pytest
 
 from annotator.models import Resolution, ResolutionHistory
-from tests.annotator.adjudication.conftest import labels, submit
+from tests.annotator.worlds import labels, submit
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ import pytest
 from annotator.models import Resolution, ResolutionHistory, StudyIssue
 from annotator.services.resolutions import resolution_record
 from core.errors import ConflictError
-from tests.annotator.adjudication.conftest import labels, make_world, submit
+from tests.annotator.worlds import labels, make_world, submit
 from tests.concurrency import raised, run_together
 from tests.factories import UserFactory
 

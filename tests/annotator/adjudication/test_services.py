@@ -12,7 +12,7 @@ from annotator.services.resolutions import (
     study_set_anonymous_adjudication,
 )
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
-from tests.annotator.adjudication.conftest import labels, submit
+from tests.annotator.worlds import labels, submit
 
 pytestmark = pytest.mark.django_db
 

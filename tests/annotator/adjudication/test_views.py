@@ -5,7 +5,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotator.models import Resolution, Study
-from tests.annotator.adjudication.conftest import labels, make_world, submit
+from tests.annotator.worlds import labels, make_world, submit
 
 pytestmark = pytest.mark.django_db
 

@@ -7,14 +7,9 @@ from django.utils import timezone
 from annotator.models import Annotation, AnnotationValue, Assignment, Resolution, Study
 from annotator.services.agreement.version import study_labels_changed
 from annotator.services.sampling import SampleFilters, study_round_draw
-from tests.annotator.studies.factories import (
-    IssueFactory,
-    RepositoryFactory,
-    StudyCategoryFactory,
-    StudyDimensionFactory,
-    make_study,
-    make_taxonomy,
-)
+from tests.annotator.factories_issues import IssueFactory, RepositoryFactory
+from tests.annotator.studies.factories import make_study, make_taxonomy
+from tests.factories import CategoryFactory, DimensionFactory
 
 # Cohen's classic example (Wikipedia, "Cohen's kappa"): 50 grant proposals, yes/yes 20, yes/no 5,
 # no/yes 10, no/no 15: p_o = 0.7, p_e = 0.5, kappa = 0.4.
@@ -115,19 +110,19 @@ def three_level_taxonomy():
     """
     taxonomy = make_taxonomy()
     version = taxonomy["version"]
-    dim = StudyDimensionFactory(
+    dim = DimensionFactory(
         version=version, key="tree", name="Tree", order=9, level_names=["stage", "inner category", "leaf"]
     )
-    s1 = StudyCategoryFactory(dimension=dim, code="S1", name="S1", selectable=False, order=1)
-    s2 = StudyCategoryFactory(dimension=dim, code="S2", name="S2", selectable=False, order=2)
-    i1 = StudyCategoryFactory(dimension=dim, parent=s1, code="I1", name="I1", selectable=False, order=1)
-    i2 = StudyCategoryFactory(dimension=dim, parent=s1, code="I2", name="I2", selectable=False, order=2)
-    i3 = StudyCategoryFactory(dimension=dim, parent=s2, code="I3", name="I3", selectable=False, order=3)
+    s1 = CategoryFactory(dimension=dim, code="S1", name="S1", selectable=False, order=1)
+    s2 = CategoryFactory(dimension=dim, code="S2", name="S2", selectable=False, order=2)
+    i1 = CategoryFactory(dimension=dim, parent=s1, code="I1", name="I1", selectable=False, order=1)
+    i2 = CategoryFactory(dimension=dim, parent=s1, code="I2", name="I2", selectable=False, order=2)
+    i3 = CategoryFactory(dimension=dim, parent=s2, code="I3", name="I3", selectable=False, order=3)
     leaves = {
-        "L1": StudyCategoryFactory(dimension=dim, parent=i1, code="L1", name="L1", order=1),
-        "L2": StudyCategoryFactory(dimension=dim, parent=i1, code="L2", name="L2", order=2),
-        "L3": StudyCategoryFactory(dimension=dim, parent=i2, code="L3", name="L3", order=3),
-        "L4": StudyCategoryFactory(dimension=dim, parent=i3, code="L4", name="L4", order=4),
+        "L1": CategoryFactory(dimension=dim, parent=i1, code="L1", name="L1", order=1),
+        "L2": CategoryFactory(dimension=dim, parent=i1, code="L2", name="L2", order=2),
+        "L3": CategoryFactory(dimension=dim, parent=i2, code="L3", name="L3", order=3),
+        "L4": CategoryFactory(dimension=dim, parent=i3, code="L4", name="L4", order=4),
     }
     taxonomy["dims"]["tree"] = dim
     taxonomy["cats"]["tree"] = leaves

@@ -1,48 +1,22 @@
 """A study world for the resource API: roles, an outsider, API clients and a way to finish labelling."""
 
 import pytest
-from django.core.cache import cache
-from rest_framework.test import APIClient
 
 from annotator.models import Annotation
 from annotator.services.annotations import AnnotationInput, annotation_submit
-from tests.annotator.studies.conftest import build_world
-from tests.factories import UserFactory
+from tests.annotator.worlds import build_world
 
 ROLES = ("anonymous", "rater_a", "rater_b", "adjudicator", "owner", "staff", "outsider")
 
 
 @pytest.fixture(autouse=True)
-def _fresh_cache():
-    # Throttle counters and cached agreement reports live in the cache: no test may see another's.
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture
-def outsider(db):
-    return UserFactory(username="outsider")
+def _empty_cache(empty_cache):
+    """Throttle counters and cached agreement reports live in the cache: no test may see another's."""
 
 
 @pytest.fixture
 def world(users, outsider):
     return build_world(users)
-
-
-@pytest.fixture
-def api_as(users, outsider):
-    """api_as("rater_a") -> an APIClient authenticated as that role; "anonymous" stays anonymous."""
-
-    def make(role: str) -> APIClient:
-        client = APIClient()
-        if role == "outsider":
-            client.force_authenticate(outsider)
-        elif role != "anonymous":
-            client.force_authenticate(users[role])
-        return client
-
-    return make
 
 
 def submit(world, users, role: str, index: int, *, symptom: int = 0, root_cause: int = 0) -> Annotation:

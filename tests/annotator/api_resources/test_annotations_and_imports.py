@@ -30,7 +30,8 @@ def test_me_annotations_filters(world, api_as, users):
 
 
 def test_me_annotations_queries_do_not_grow(users, api_as, outsider):
-    from tests.annotator.studies.factories import IssueFactory, draw, make_study
+    from tests.annotator.factories_issues import IssueFactory
+    from tests.annotator.studies.factories import draw, make_study
 
     def queries():
         with CaptureQueriesContext(connection) as ctx:

@@ -7,7 +7,8 @@ from annotator.services.migration import study_version_move
 from taxonomy.models import Category
 from taxonomy.services import taxonomy_template_load
 from taxonomy.services.operations import category_split, version_publish_with_changelog
-from tests.annotator.studies.factories import IssueFactory, RepositoryFactory, draw, make_study
+from tests.annotator.factories_issues import IssueFactory, RepositoryFactory
+from tests.annotator.studies.factories import draw, make_study
 from tests.factories import make_taxonomy_maintainer
 
 

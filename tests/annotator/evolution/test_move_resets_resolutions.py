@@ -338,7 +338,8 @@ def test_backfill_leaves_a_resolution_created_meanwhile_alone(world, users, monk
 def test_backfill_does_not_hold_the_labels_version_while_locking_the_next_issue(users, monkeypatch):
     if connection.vendor != "postgresql":
         pytest.skip("PostgreSQL row-lock order (SQLite takes one lock for the whole database)")
-    from tests.annotator.evolution.conftest import build_world, label_all, version_publish
+    from taxonomy.services import version_publish
+    from tests.annotator.worlds import build_world, label_all
 
     world = build_world(users, n_issues=3)
     version_publish(version=world.study.taxonomy_version)
@@ -367,7 +368,8 @@ def test_a_move_and_an_autosave_of_one_annotation_do_not_deadlock(users):
     """An autosave holds its annotation, then replaces its labels; the move must not take the labels first."""
     if connection.vendor != "postgresql":
         pytest.skip("PostgreSQL row-lock order (SQLite takes one lock for the whole database)")
-    from tests.annotator.evolution.conftest import build_world, label_all, version_publish
+    from taxonomy.services import version_publish
+    from tests.annotator.worlds import build_world, label_all
 
     world = build_world(users, n_issues=3)
     version_publish(version=world.study.taxonomy_version)

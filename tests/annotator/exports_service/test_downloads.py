@@ -17,7 +17,7 @@ from annotator.services.exports import (
     final_dataset_rows,
     rater_labels_rows,
 )
-from tests.annotator.exports_service.conftest import FORMULA_TITLE
+from tests.annotator.worlds import FORMULA_TITLE
 
 
 def _body(response) -> str:

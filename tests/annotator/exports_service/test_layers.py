@@ -9,7 +9,7 @@ import pytest
 
 from annotator.models import FirstSubmission, Resolution, Study
 from annotator.services.resolutions import resolution_send_back
-from tests.annotator.adjudication.conftest import labels, make_world, submit
+from tests.annotator.worlds import labels, make_world, submit
 
 pytestmark = pytest.mark.django_db
 

@@ -209,7 +209,7 @@ def test_on_postgresql_rows_stream_inside_a_transaction_that_ends_with_the_downl
     and a download cut short ends it."""
     if connection.vendor != "postgresql":
         pytest.skip("PostgreSQL only")
-    from tests.annotator.exports_service.conftest import labelled_world
+    from tests.annotator.worlds import labelled_world
 
     world = labelled_world(users)
     _bulk_resolved(world, 5_000)

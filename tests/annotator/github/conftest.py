@@ -1,4 +1,5 @@
-"""Fixtures for the GitHub importer: a fake GitHub on 127.0.0.1 and clients that never really sleep."""
+"""Fixtures for the GitHub importer: clients that never really sleep, a seeded repository (the fake GitHub
+itself and the settings pointing at it: tests/annotator/conftest.py)."""
 
 import random
 
@@ -8,20 +9,6 @@ from annotator.importers.github import GitHubClient
 from tests.annotator.github.fake_github import FakeGitHub
 
 REPO = "deepspeedai/DeepSpeed"
-
-
-@pytest.fixture
-def fake_github():
-    fake = FakeGitHub().start()
-    yield fake
-    fake.stop()
-
-
-@pytest.fixture
-def github_settings(settings, fake_github):
-    settings.GITHUB_API_URL = fake_github.base_url
-    settings.GITHUB_TOKEN = "test-token"
-    return settings
 
 
 @pytest.fixture

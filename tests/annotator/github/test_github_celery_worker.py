@@ -12,7 +12,7 @@ from annotator.tasks import github_imports  # noqa: F401  (the worker must know 
 from config.celery import app
 from core.permissions import STUDY_OWNERS_GROUP
 from tests.annotator.github.conftest import REPO, seed
-from tests.conftest import TEST_REDIS_URL, redis_or_skip
+from tests.redis_server import TEST_REDIS_URL, redis_or_skip
 
 BROKER_URL = TEST_REDIS_URL
 
@@ -35,6 +35,7 @@ def redis_celery_app():
 
 
 @pytest.mark.celery_worker
+@pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
 def test_an_import_started_from_the_page_is_done_by_the_worker(
     redis_celery_app, client_as, users, github_settings, fake_github

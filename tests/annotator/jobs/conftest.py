@@ -15,7 +15,7 @@ from annotator.models import ImportJob
 from config.celery import app
 from core.permissions import STUDY_OWNERS_GROUP
 from tests.annotator.importers.file_records import rest_issue
-from tests.conftest import TEST_REDIS_URL, redis_or_skip
+from tests.redis_server import TEST_REDIS_URL, redis_or_skip
 
 BROKER_KEYS = ("broker_url", "task_always_eager", "result_backend")
 
@@ -54,7 +54,7 @@ def broker_down():
 @pytest.fixture
 def world(users):
     """A small labelled study (built while the broker is still up: labelling queues tasks too)."""
-    from tests.annotator.exports_service.conftest import labelled_world
+    from tests.annotator.worlds import labelled_world
 
     return labelled_world(users, n_issues=2)
 

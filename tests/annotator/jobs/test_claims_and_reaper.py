@@ -10,7 +10,6 @@ from annotator.services.exports import replication_package_request
 from annotator.services.imports import file_import_run
 from annotator.tasks.exports import replication_package_run
 from annotator.tasks.file_imports import file_import_job_run
-from tests.annotator.github.conftest import fake_github, github_settings  # noqa: F401 - fixtures
 from tests.annotator.jobs.conftest import file_job
 
 pytestmark = pytest.mark.django_db
@@ -111,7 +110,7 @@ def test_celery_beat_runs_the_reaper_task(settings):
     assert entry["task"] in app.tasks
 
 
-def test_a_job_that_fails_when_the_reaper_runs_it_in_process_does_not_stop_the_reaper(owner, github_settings):  # noqa: F811
+def test_a_job_that_fails_when_the_reaper_runs_it_in_process_does_not_stop_the_reaper(owner, github_settings):
     from annotator.services.github_sync import github_import_start
 
     missing = github_import_start(repository="nobody/nothing", enqueue=False)  # GitHub answers 404

@@ -16,7 +16,7 @@ from django.db import connection
 
 from annotator.models import ExportJob, ImportJob, Issue
 from tests.annotator.jobs.conftest import broker, issues_file
-from tests.conftest import TEST_REDIS_URL, redis_or_skip
+from tests.redis_server import TEST_REDIS_URL, redis_or_skip
 
 pytestmark = [pytest.mark.celery_worker, pytest.mark.django_db(transaction=True)]
 
@@ -114,7 +114,7 @@ def wait_for(job, predicate, what: str, log: Path):
 
 
 def test_a_package_build_whose_pool_process_is_killed_is_redelivered_and_finishes(users, start_worker, client_as):
-    from tests.annotator.exports_service.conftest import labelled_world
+    from tests.annotator.worlds import labelled_world
 
     world = labelled_world(users, n_issues=2)  # built with in-process tasks, before the broker is used
     start_worker.gate.touch()

@@ -1,12 +1,12 @@
-"""Fixtures for importing spreadsheet studies: the Gu et al. data, small CSV studies and a tiny taxonomy."""
+"""Fixtures for importing spreadsheet studies: the Gu et al. data and small CSV studies (the tiny taxonomy
+`bugs_taxonomy` and `rater_csvs`: tests/annotator/conftest.py)."""
 
-import csv
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
-from taxonomy.models import Category, Dimension, Taxonomy, TaxonomyVersion
+from tests.annotator.sheets_import.csv_files import HEADER, LINK, write_csv
 from tests.data import GU_TOSEM23
 
 GU_MAPS = (
@@ -51,60 +51,6 @@ def import_gu_round(number: int, *extra: str):
     )
 
 
-def write_csv(path: Path, rows: list[list[str]]) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerows(rows)
-    return path
-
-
-@pytest.fixture
-def bugs_taxonomy(db) -> TaxonomyVersion:
-    """A published taxonomy 'bugs': cause (crash, hang, wrong result; alias 'freeze' for hang) and
-    fix (multi-valued: fix config, fix code)."""
-    from django.utils import timezone
-
-    taxonomy = Taxonomy.objects.create(slug="bugs", name="Bugs")
-    version = TaxonomyVersion.objects.create(
-        taxonomy=taxonomy, number=1, status="published", published_at=timezone.now()
-    )
-    cause = Dimension.objects.create(version=version, key="cause", name="Cause", order=0)
-    fix = Dimension.objects.create(version=version, key="fix", name="Fix", order=1, multi_valued=True)
-    Category.objects.create(dimension=cause, code="crash", name="Crash")
-    Category.objects.create(dimension=cause, code="hang", name="Hang", aliases=["freeze"])
-    Category.objects.create(dimension=cause, code="wrong-result", name="Wrong result")
-    Category.objects.create(dimension=fix, code="fix-config", name="fix config")
-    Category.objects.create(dimension=fix, code="fix-code", name="fix code")
-    return version
-
-
-HEADER = ["Link", "Cause", "Fix"]
-
-
-@pytest.fixture
-def rater_csvs(tmp_path) -> tuple[Path, Path]:
-    """Two raters' CSV files over three GitHub issues; rater B typed 'Hang ' and '&' and left one blank."""
-    a = write_csv(
-        tmp_path / "alice.csv",
-        [
-            HEADER,
-            ["https://github.com/org/repo/issues/1", "crash", "fix code"],
-            ["https://github.com/org/repo/issues/2", "hang", "fix config"],
-            ["https://github.com/org/repo/issues/3", "Wrong result", "fix code & fix config"],
-        ],
-    )
-    b = write_csv(
-        tmp_path / "bob.csv",
-        [
-            HEADER,
-            ["https://github.com/org/repo/issues/1", "Crash", "fix code"],
-            ["https://github.com/org/repo/issues/2", "Hang ", "fix config"],
-            ["https://github.com/org/repo/issues/3", "", "PENDING"],
-        ],
-    )
-    return a, b
-
-
-LINK = "https://github.com/org/repo/issues/{}"
 # Two raters over six issues of the bugs taxonomy, issue: (rater A's cause, fix; rater B's cause, fix).
 # 1-3 agree (3: the same set in another order), 4 differs in cause, 5 in fix, 6 in both.
 LABELS = {

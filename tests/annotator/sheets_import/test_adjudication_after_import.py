@@ -14,7 +14,8 @@ from annotator.models import (
 from annotator.selectors.resolutions import QueueFilters, adjudication_progress, adjudication_queue, next_pending
 from annotator.services.resolutions import resolution_auto
 from taxonomy.models import Category
-from tests.annotator.sheets_import.conftest import HEADER, LINK, run_import, write_csv
+from tests.annotator.sheets_import.conftest import run_import
+from tests.annotator.sheets_import.csv_files import HEADER, LINK, write_csv
 
 MAPS = ("--map", "cause=Cause", "--map", "fix=Fix")
 FIELDS = (

@@ -5,7 +5,8 @@ from django.core.management.base import CommandError
 
 from annotator.models import Annotation, AnnotationValue, Assignment, Issue, Resolution, Study, StudyIssue, StudyMember
 from taxonomy.models import Category, Taxonomy, TaxonomyVersion
-from tests.annotator.sheets_import.conftest import HEADER, run_import, write_csv
+from tests.annotator.sheets_import.conftest import run_import
+from tests.annotator.sheets_import.csv_files import HEADER, write_csv
 from tests.factories import UserFactory
 
 MAPS = ("--map", "cause=Cause", "--map", "fix=Fix")

@@ -10,7 +10,7 @@ from annotator.selectors.resolutions import QueueFilters, adjudication_progress,
 from annotator.services.agreement.report import agreement_report
 from annotator.services.resolutions import resolution_auto, resolution_record
 from taxonomy.models import Category
-from tests.annotator.sheets_import.conftest import HEADER, LINK, write_csv
+from tests.annotator.sheets_import.csv_files import HEADER, LINK, write_csv
 from tests.annotator.sheets_import.test_adjudication_after_import import fields, import_pair, resolution_of
 
 # The raters label as in conftest.LABELS: 1-3 agree, 4 differs in cause, 5 in fix, 6 in both.

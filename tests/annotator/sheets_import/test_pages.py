@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from annotator.models import Annotation, Issue, Study, StudyIssue
 from core.permissions import STUDY_OWNERS_GROUP
-from tests.annotator.sheets_import.conftest import HEADER, write_csv
+from tests.annotator.sheets_import.csv_files import HEADER, write_csv
 
 UPLOAD = reverse("annotator:sheets_upload")
 COLUMNS = reverse("annotator:sheets_columns")

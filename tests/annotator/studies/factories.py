@@ -1,53 +1,12 @@
-"""Factories for studies: a small taxonomy, a study with its members, a drawn round."""
+"""Study builders over the factories: a small taxonomy, a study with its members, a drawn round."""
 
-import factory
 from django.contrib.auth.models import Group
 
 from annotator.models import Study, StudyMember
 from annotator.services.sampling import SampleFilters, study_round_draw
 from annotator.services.studies import study_create
 from core.permissions import STUDY_OWNERS_GROUP
-from taxonomy.models import Category, Dimension, Taxonomy, TaxonomyVersion
-from tests.annotator.factories_issues import CommentFactory, IssueFactory, RepositoryFactory
-from tests.factories import UserFactory
-
-__all__ = ["CommentFactory", "IssueFactory", "RepositoryFactory", "UserFactory"]
-
-
-class StudyTaxonomyFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Taxonomy
-        django_get_or_create = ("slug",)
-
-    slug = factory.Sequence(lambda n: f"study-taxonomy-{n}")
-    name = factory.LazyAttribute(lambda t: f"Taxonomy {t.slug}")
-
-
-class StudyTaxonomyVersionFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = TaxonomyVersion
-
-    taxonomy = factory.SubFactory(StudyTaxonomyFactory)
-    number = factory.Sequence(lambda n: n + 1)
-
-
-class StudyDimensionFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Dimension
-
-    version = factory.SubFactory(StudyTaxonomyVersionFactory)
-    key = factory.Sequence(lambda n: f"dim_{n}")
-    name = factory.LazyAttribute(lambda d: d.key.replace("_", " ").title())
-
-
-class StudyCategoryFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Category
-
-    dimension = factory.SubFactory(StudyDimensionFactory)
-    code = factory.Sequence(lambda n: f"cat-{n}")
-    name = factory.LazyAttribute(lambda c: c.code.replace("-", " ").title())
-    definition = factory.LazyAttribute(lambda c: f"Definition of {c.name}.")
+from tests.factories import CategoryFactory, DimensionFactory, TaxonomyVersionFactory, UserFactory
 
 
 def make_taxonomy(*, leaves: int = 3) -> dict:
@@ -56,16 +15,36 @@ def make_taxonomy(*, leaves: int = 3) -> dict:
     Each dimension has one non-selectable group holding `leaves` categories. Returns
     {"version", "dims": {key: Dimension}, "cats": {key: [leaf categories]}, "groups": {key: group}}.
     """
-    version = StudyTaxonomyVersionFactory()
+    version = TaxonomyVersionFactory()
     dims, cats, groups = {}, {}, {}
     for order, (key, required, multi) in enumerate(
         [("symptom", True, False), ("root_cause", True, False), ("stage", False, True)]
     ):
-        dim = StudyDimensionFactory(version=version, key=key, required=required, multi_valued=multi, order=order)
-        group = StudyCategoryFactory(dimension=dim, code=f"{key}-group", name=f"{key} group", selectable=False)
+        dim = DimensionFactory(
+            version=version,
+            key=key,
+            name=key.replace("_", " ").title(),
+            required=required,
+            multi_valued=multi,
+            order=order,
+        )
+        group = CategoryFactory(
+            dimension=dim,
+            code=f"{key}-group",
+            name=f"{key} group",
+            definition=f"Definition of {key} group.",
+            selectable=False,
+        )
         dims[key], groups[key] = dim, group
         cats[key] = [
-            StudyCategoryFactory(dimension=dim, parent=group, code=f"{key}-{i}", name=f"{key} leaf {i}", order=i)
+            CategoryFactory(
+                dimension=dim,
+                parent=group,
+                code=f"{key}-{i}",
+                name=f"{key} leaf {i}",
+                definition=f"Definition of {key} leaf {i}.",
+                order=i,
+            )
             for i in range(leaves)
         ]
     return {"version": version, "dims": dims, "cats": cats, "groups": groups}

@@ -9,8 +9,9 @@ from annotator.services.annotations import (
     annotation_submit,
 )
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
-from tests.annotator.studies.conftest import complete_input
-from tests.annotator.studies.factories import StudyCategoryFactory, make_taxonomy
+from tests.annotator.studies.factories import make_taxonomy
+from tests.annotator.worlds import complete_input
+from tests.factories import CategoryFactory
 
 
 def _values(annotation):
@@ -105,7 +106,7 @@ def test_a_category_of_another_taxonomy_version_is_refused(world, users):
 
 
 def test_a_group_or_deprecated_category_is_refused(world, users):
-    deprecated = StudyCategoryFactory(dimension=world.dims["symptom"], deprecated=True)
+    deprecated = CategoryFactory(dimension=world.dims["symptom"], deprecated=True)
     for category in (world.taxonomy["groups"]["symptom"], deprecated):
         with pytest.raises(DomainError, match="choose a category under it"):
             annotation_save_draft(

@@ -8,7 +8,7 @@ from annotator.models import Assignment
 from annotator.selectors.labelling import assignment_page_for_rater, assignments_for_rater
 from annotator.services.annotations import AnnotationInput, annotation_save_draft, annotation_submit
 from annotator.services.assignments import assignment_skip
-from tests.annotator.studies.conftest import build_world, complete_input
+from tests.annotator.worlds import build_world, complete_input
 
 
 @pytest.fixture

@@ -6,7 +6,9 @@ import pytest
 from annotator.models import Annotation, AnnotationHistory, Assignment, StudyIssue
 from annotator.services.assignments import assignment_skip, plan_assignments
 from core.errors import DomainError
-from tests.annotator.studies.factories import IssueFactory, UserFactory, draw, make_study
+from tests.annotator.factories_issues import IssueFactory
+from tests.annotator.studies.factories import draw, make_study
+from tests.factories import UserFactory
 
 
 def _loads(plan):

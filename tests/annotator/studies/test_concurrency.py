@@ -4,7 +4,7 @@ import pytest
 
 from annotator.models import Annotation
 from annotator.services.annotations import AnnotationInput, annotation_save_draft, annotation_submit
-from tests.annotator.studies.conftest import build_world, complete_input
+from tests.annotator.worlds import build_world, complete_input
 from tests.concurrency import raised, run_together
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -4,7 +4,7 @@ import pytest
 
 from annotator.models import Annotation, StudyMember
 from annotator.services.annotations import annotation_submit
-from tests.annotator.studies.conftest import complete_input
+from tests.annotator.worlds import complete_input
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

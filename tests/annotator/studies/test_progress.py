@@ -12,8 +12,9 @@ from annotator.services.annotations import AnnotationInput, annotation_reopen, a
 from annotator.services.assignments import assignment_skip, assignment_unskip
 from annotator.services.progress import rater_progress_rebuild
 from core.errors import DomainError
-from tests.annotator.studies.conftest import complete_input
-from tests.annotator.studies.factories import IssueFactory, draw
+from tests.annotator.factories_issues import IssueFactory
+from tests.annotator.studies.factories import draw
+from tests.annotator.worlds import complete_input
 
 STATUSES = [status.value for status in Assignment.Status]
 
@@ -165,7 +166,7 @@ def test_the_data_migration_counts_existing_assignments(world, users):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_draft_and_a_skip_at_once_keep_the_counters_exact(users):
-    from tests.annotator.studies.conftest import build_world
+    from tests.annotator.worlds import build_world
     from tests.concurrency import raised, run_together
 
     world = build_world(users, n_issues=2)

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from annotator.services.annotations import annotation_submit
 from taxonomy.models import TaxonomyVersion
-from tests.annotator.studies.conftest import build_world, complete_input
+from tests.annotator.worlds import build_world, complete_input
 
 
 def _count(client, url) -> int:

@@ -293,7 +293,7 @@ def test_pages(world, client_for, row, role):
 
 @pytest.mark.parametrize(("row", "role"), _cases(WRITES))
 def test_page_writes(world, client_for, row, role):
-    from tests.annotator.studies.factories import IssueFactory
+    from tests.annotator.factories_issues import IssueFactory
 
     IssueFactory(repository=world.repo)  # something left to draw
     _name, template, data, expected = row
@@ -336,7 +336,7 @@ def test_api_writes(world, users, outsider, row, role):
 def test_no_response_to_rater_b_mentions_rater_a_labels(world, users, client_for):
     """Rater A labels with a distinctive note and proposal; nothing rater B can open shows them."""
     from annotator.services.annotations import annotation_submit
-    from tests.annotator.studies.conftest import complete_input
+    from tests.annotator.worlds import complete_input
 
     annotation_submit(
         annotation=world.a.annotation,

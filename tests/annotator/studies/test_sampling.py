@@ -7,7 +7,8 @@ from django.utils import timezone
 from annotator.models import StudyIssue, StudyRound
 from annotator.services.sampling import SampleFilters, draw_sample, study_round_draw
 from core.errors import DomainError
-from tests.annotator.studies.factories import IssueFactory, RepositoryFactory, draw, make_study
+from tests.annotator.factories_issues import IssueFactory, RepositoryFactory
+from tests.annotator.studies.factories import draw, make_study
 
 POOL = [(i, "a" if i % 3 else "b") for i in range(1, 301)]
 

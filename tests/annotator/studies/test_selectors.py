@@ -11,7 +11,7 @@ from annotator.selectors.labelling import (
 from annotator.selectors.studies import studies_visible_to, study_dashboard, study_get_for_user, study_list_rows
 from annotator.services.annotations import AnnotationInput, annotation_save_draft, annotation_submit
 from annotator.services.assignments import assignment_skip
-from tests.annotator.studies.conftest import complete_input
+from tests.annotator.worlds import complete_input
 
 
 def test_a_rater_sees_only_their_own_assignments(world, users):

@@ -3,7 +3,8 @@ import re
 import pytest
 
 from annotator.models import Annotation, Assignment, Study, StudyIssue, StudyMember
-from tests.annotator.studies.factories import IssueFactory, make_owner, make_taxonomy, member_roles
+from tests.annotator.factories_issues import IssueFactory
+from tests.annotator.studies.factories import make_owner, make_taxonomy, member_roles
 
 
 def test_the_owner_creates_a_study_and_becomes_its_owner(db, users, client_as):
@@ -156,7 +157,7 @@ def test_the_queue_lists_my_submissions_with_link_short_title_and_time(world, us
 
     from annotator.models import Issue
     from annotator.services.annotations import annotation_submit
-    from tests.annotator.studies.conftest import complete_input
+    from tests.annotator.worlds import complete_input
 
     long_title = "NCCL timeout " * 20
     Issue.objects.filter(pk=world.a.study_issue.issue_id).update(title=long_title)

@@ -9,8 +9,13 @@ from core.permissions import STUDY_OWNERS_GROUP
 from taxonomy.models import Category, TaxonomyVersion
 from taxonomy.services import version_publish
 from taxonomy.services.operations import version_draft_from
-from tests.factories import UserFactory, make_taxonomy_maintainer
-from tests.taxonomy.factories import CategoryFactory, DimensionFactory, TaxonomyVersionFactory
+from tests.factories import (
+    CategoryFactory,
+    DimensionFactory,
+    TaxonomyVersionFactory,
+    UserFactory,
+    make_taxonomy_maintainer,
+)
 
 
 def in_group(username: str, group_name: str):

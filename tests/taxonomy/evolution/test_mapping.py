@@ -13,8 +13,8 @@ from taxonomy.services.operations import (
     version_draft_from,
     version_publish_with_changelog,
 )
+from tests.factories import TaxonomyVersionFactory
 from tests.taxonomy.evolution.conftest import cat
-from tests.taxonomy.factories import TaxonomyVersionFactory
 
 
 def fate_of(v1, later, name):
