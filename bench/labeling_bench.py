@@ -60,43 +60,37 @@ LABEL_STUDIO = {
     "sqlite": {"list": (81, None), "annotate": (44, None)},
 }
 FINDINGS = """\
-What the rater's requests cost, and what was changed for it (2026-11-30):
+What the rater's requests cost, and how they are written (2026-12-01):
 
-- Label Studio measured on this machine (section "Label Studio on this machine", bench/label_studio_bench.py,
-  the same query counts as the published figures: 133 and 73) is 3 to 4 times slower here than the published
-  figures (listing 100 tasks 360 to 500 ms instead of 128, creating an annotation 90 to 110 ms instead of 60): this
-  2-core machine is slower than the one those came from, and our floor moved with it (a bare API endpoint
-  4.2 ms round trip on an earlier machine, 5.4 to 7.3 ms here). The "faster by" column divides the published figure;
-  the comparison on one machine is in the summary at the top of this file.
-- Save and submit were written out by hand (annotator/services/annotation_rows.py): the ORM compiled 10 to
-  15 statements per save, which on this machine cost more than the database. Now one round trip locks the
-  annotation (for a submit, its study issue first), reads it with the study's taxonomy version and dimensions
-  and takes its labels out (DELETE ... RETURNING in a CTE); a second writes the labels, the annotation, the
-  assignment and its progress counter, the history entry, and reads the issue's assignment statuses. Each
-  statement is prepared once per connection: planning these joins cost 0.85 ms against 0.13 ms to run them.
-  The catalogue of a published taxonomy version (immutable) is kept per process. The service answers 404/403
-  itself, so the API no longer reads the annotation first, and the answer is built without the serializer
-  machinery (a test pins it to the serializer's output).
-- The submit that completes an issue (freeze + adjudication record) read the issue's annotations three times
-  and ran 23 statements; it reads them once with their labels and runs 10.
-- Every request: sessions are read from the shared Redis cache (cached_db) instead of the database; Django's
-  Redis cache built a new client (filling a table of about 80 callbacks) for every operation and now keeps
-  one; DRF's rate throttles pickled the list of every request time in the window both ways on each request
-  and now one counter per client and window is incremented.
-- Earlier (same day): progress counters instead of counting 100,000 assignments per request, keyset paging
-  of "my assignments", plain-value reads of the queue, a deadlock between autosave and skip fixed.
+- Save and submit are plain ORM code in annotator/services/annotations.py: the annotation is locked and read
+  with its assignment, study issue, study and taxonomy version in one SELECT ... FOR UPDATE (a submit locks
+  its study issue first, and the same SELECT says whether the other raters are done); the labels are replaced
+  by difference (an autosave of the note alone writes no label rows); the annotation and the assignment are
+  saved with update_fields, the progress counter moves with one UPDATE with F(); a freeze locks the issue's
+  annotations, freezes them with one UPDATE and writes their history with one bulk INSERT. Every statement is
+  compiled by the ORM on each request; nothing is prepared on the server, so a transaction-mode pooler works.
+  The hand-written SQL layer it replaces (prepared statements, vendor branches, a hand-built copy of the
+  serializer's output) saved a few milliseconds per write and is gone.
+- The models' default orderings follow foreign keys (e.g. a label's ordering joins its dimension, taxonomy
+  version and taxonomy): the writes read with order_by() where order does not matter, which keeps those
+  joins out of the SQL and its compilation.
+- The rater's lists (next, "my assignments", the queue page) are model objects read with select_related and
+  only() the columns shown, rendered by the serializers; a page of 100 costs the same at position 99,900 as
+  at 0 (keyset on the assignment's own study/position copies).
+- Every request: sessions are read from the shared Redis cache (cached_db) instead of the database; the API
+  throttles are DRF's own (a user rate of 600 a minute keeps their list of request times short).
+- Memory: the agreement report's numerical libraries (scipy, statsmodels, krippendorff, pandas) are imported
+  where the report, exports and version moves run, not when a worker loads the app: a worker that serves
+  raters never holds them. numpy still comes with openpyxl, which the spreadsheet importer loads with the
+  URLs.
 
-Run to run, the medians move by 10 to 20% on this shared machine, Label Studio's as much as ours, so the two
-are compared from runs made back to back. Three such pairs: save 8.4 / submit 10.8 ms against Label Studio's 108 ms
-(12.9x / 10.0x); 6.7 / 9.1 ms against 90.3 ms (13.5x / 9.9x); and, after the submit that completes an issue wrote
-its resolution in the freeze round trip (10 statements to 8), 6.3 / 7.8 ms against 80.5 ms (12.8x / 10.3x, the run
-written here).
+Run to run, the medians move by 10 to 20% on this shared machine (more when other jobs load it: see the load
+averages with each run).
 
 Where the remaining time goes: the floor rows are endpoints doing one statement behind the same middleware,
-session authentication (the session from Redis, the user from the database) and DRF handling. Next, the
-queue page and "my assignments" still go through the ORM, whose statements are compiled and planned on every
-request (PostgreSQL plans each one again: the next-assignment join plans in about 1 ms and runs in 0.1);
-psycopg 3 with server-side binding would let the driver prepare them all, which is the next step.
+session authentication (the session from Redis, the user from the database) and DRF handling; the rest is
+the statements each request runs (counted in the table), each compiled by the ORM and sent in its own round
+trip.
 
 On SQLite (the embedded default, not the target) next and the queue page stay slower: SQLite uses a partial
 index only when the query's condition is written as constants, and Django sends the statuses as bound

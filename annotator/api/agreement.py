@@ -13,8 +13,6 @@ from rest_framework.views import APIView
 
 from annotator.exports.safe_csv import csv_rows
 from annotator.models import Study
-from annotator.selectors.agreement import FULL, agreement_study_for_user, labels_version
-from annotator.services.agreement import TABLE_COLUMNS, agreement_gate, agreement_report, parse_pair, report_rows
 
 # Parts of the report that show which issues the raters disagreed on: only for those who see every label.
 FULL_ONLY = ("per_pair", "confusion", "per_category")
@@ -28,6 +26,8 @@ class AgreementCsvRenderer(BaseRenderer):
     charset = "utf-8"
 
     def render(self, data, accepted_media_type=None, renderer_context=None) -> bytes:
+        from annotator.services.agreement import TABLE_COLUMNS  # see get()
+
         if isinstance(data, dict) and "error" in data:  # an error body: say it in one cell
             rows: Iterable = [[data["error"].get("message", "error")]]
             return "".join(csv_rows(["error"], rows)).encode()
@@ -232,6 +232,11 @@ class StudyAgreementApi(APIView):
         },
     )
     def get(self, request: Request, pk: int) -> Response:
+        # Imported here: the agreement code brings numpy, scipy and statsmodels, which a web worker that serves
+        # only raters never needs in memory.
+        from annotator.selectors.agreement import FULL, agreement_study_for_user, labels_version
+        from annotator.services.agreement import agreement_gate, agreement_report, parse_pair, report_rows
+
         study, access = agreement_study_for_user(user=request.user, pk=pk)
         version = labels_version(study=study)
         report = agreement_report(

@@ -15,30 +15,17 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotator.models import Study
 from annotator.permissions import can_manage_study
-from annotator.selectors.agreement import (
-    FULL,
-    agreement_study_for_user,
-    cell_issues,
-    labels_version,
-    phase_changes,
-)
-from annotator.services.agreement import (
-    agreement_cell,
-    agreement_gate,
-    agreement_report,
-    parse_pair,
-    report_cache_key,
-    study_leave_pilot,
-)
-from annotator.services.agreement.chart import trend_chart
-from annotator.services.agreement.report import CACHE_SECONDS
 from core.errors import DomainError
+
+# The agreement selectors and services are imported inside the views: they bring numpy, scipy and statsmodels,
+# which a web worker that serves only raters never needs in memory.
 
 CELL_ISSUES_SHOWN = 200
 
 
 def _filters(request: HttpRequest) -> dict:
     """round, pair and level from the query string; a malformed value is a DomainError naming it."""
+    from annotator.services.agreement import parse_pair
 
     def number(name: str) -> int | None:
         text = request.GET.get(name, "").strip()
@@ -69,6 +56,9 @@ def _query(filters: dict, **extra) -> str:
 @login_required
 @require_GET
 def agreement_page(request: HttpRequest, pk: int) -> HttpResponse:
+    from annotator.selectors.agreement import FULL, agreement_study_for_user, labels_version, phase_changes
+    from annotator.services.agreement import agreement_gate
+
     try:
         study, access = agreement_study_for_user(user=request.user, pk=pk)
     except PermissionDenied as exc:
@@ -99,6 +89,11 @@ def _report_html(request: HttpRequest, study: Study, access: str, version: str, 
     Rendering thousands of heatmap cells costs more than computing them again from the cache, so the
     HTML is cached next to the report (it holds no per-user data: no forms, no CSRF token).
     """
+    from annotator.selectors.agreement import FULL
+    from annotator.services.agreement import agreement_report, report_cache_key
+    from annotator.services.agreement.chart import trend_chart
+    from annotator.services.agreement.report import CACHE_SECONDS
+
     key = f"{report_cache_key(study=study, version=version, **filters)}:html:{access}:{study.agreement_threshold}"
     html = cache.get(key)
     if html is None:
@@ -127,6 +122,9 @@ def _report_html(request: HttpRequest, study: Study, access: str, version: str, 
 @require_GET
 def agreement_cell_page(request: HttpRequest, pk: int) -> HttpResponse:
     """The issues both raters put in one cell of a confusion matrix (the page's script shows it inline)."""
+    from annotator.selectors.agreement import FULL, agreement_study_for_user, cell_issues
+    from annotator.services.agreement import agreement_cell
+
     study, access = agreement_study_for_user(user=request.user, pk=pk)
     if access != FULL:
         raise PermissionDenied("Only the study's owner, adjudicators and staff see which issues fall in a cell.")
@@ -153,6 +151,9 @@ def agreement_cell_page(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def agreement_leave_pilot(request: HttpRequest, pk: int) -> HttpResponse:
+    from annotator.selectors.agreement import agreement_study_for_user
+    from annotator.services.agreement import study_leave_pilot
+
     study, _ = agreement_study_for_user(user=request.user, pk=pk)
     if not can_manage_study(request.user, study):
         raise PermissionDenied("Only the study's owner can end its pilot.")

@@ -38,7 +38,6 @@ from annotator.selectors.publication import (
     published_study_get,
     resolved_counts,
 )
-from annotator.services.agreement import agreement_report
 
 TAGS = ["public"]
 NOT_FOUND = OpenApiResponse(description="No published study has this slug (unpublished studies are not revealed).")
@@ -227,6 +226,10 @@ class PublicStudyAgreementApi(generics.GenericAPIView):
         responses={200: OpenApiTypes.OBJECT, 404: NOT_FOUND},
     )
     def get(self, request: Request, slug: str) -> Response:
+        # Imported here: the agreement code brings numpy, scipy and statsmodels, which a web worker that serves
+        # only raters never needs in memory.
+        from annotator.services.agreement import agreement_report
+
         study = published_study_get(slug=slug)
         report = pseudonymised_agreement(
             report=agreement_report(study=study), pseudonyms=member_pseudonyms(study=study)

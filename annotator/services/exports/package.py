@@ -40,7 +40,6 @@ from annotator.exports import (
 )
 from annotator.exports.jsonl import dumps
 from annotator.models import Issue, Study, StudyIssue
-from annotator.services.agreement import TABLE_COLUMNS, agreement_report, report_rows
 
 from .context import ExportContext, export_context
 from .lines import final_dataset_csv_lines, final_dataset_jsonl_lines
@@ -217,6 +216,10 @@ def replication_package_write(
     *, study: Study, target: Path, progress: Callable[[str, int, int], None] | None = None
 ) -> dict[str, int]:
     """Write the zip to ``target``; returns the rows per file. ``progress(step, done, total)`` per file."""
+    # Imported here: the agreement code brings numpy, scipy and statsmodels, which a web worker that serves
+    # only raters never needs in memory.
+    from annotator.services.agreement import TABLE_COLUMNS, agreement_report, report_rows
+
     context = export_context(study=study, pseudonymous=True)
     template = version_template(version=study.taxonomy_version, dimension_keys=[d.key for d in context.dimensions])
     record = study_record(study=study, context=context)

@@ -2,7 +2,6 @@
 
 from dataclasses import dataclass
 
-from annotator.agreement import krippendorff_alpha, percent_agreement
 from annotator.models import Annotation, Study, StudyVersionMove
 from annotator.selectors.studies import study_dimensions
 from core.errors import DomainError
@@ -51,6 +50,10 @@ def labels_as_of_version(*, study: Study, version: TaxonomyVersion) -> list[Labe
 
 def agreement_per_version(*, study: Study) -> list[dict]:
     """Percent agreement and Krippendorff's alpha per dimension under each version the study has used."""
+    # Imported here: the measures bring numpy, scipy and statsmodels, which a web worker that serves only raters
+    # never needs in memory.
+    from annotator.agreement import krippendorff_alpha, percent_agreement
+
     versions = [move.from_version for move in study.version_moves.select_related("from_version").order_by("at")]
     versions.append(study.taxonomy_version)
     unique = list({v.pk: v for v in versions}.values())
