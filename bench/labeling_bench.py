@@ -591,7 +591,7 @@ def _write(report: str, vendor: str) -> None:
         "```",
         "",
         "`--keep` keeps the scratch database; `--reuse` then migrates and reuses it instead of building it again "
-        "(handy while profiling; the figures below come from freshly built databases).",
+        "(handy while profiling; each run below says whether it reused one).",
         "",
         "What it measures: a study of 100,000 issues with two raters (one round drawn through the sampling "
         "service: 200,000 assignments and 200,000 annotations), half of each queue already submitted with four "
