@@ -6,24 +6,16 @@ Walks the whole URL configuration, so a URL added later is covered without editi
 import re
 
 import pytest
-from django.urls import URLPattern, URLResolver, get_resolver
+
+from tests.config.routes import PARAMETER, all_routes
 
 HUGE = "99999999999999999999"  # 20 digits: beyond a bigint
 BIGINT_MAX = str(2**63 - 1)
-PARAMETER = re.compile(r"<(?:(?P<converter>[^>:]+):)?(?P<name>[^>]+)>")
-
-
-def _routes(patterns, prefix=""):
-    for pattern in patterns:
-        if isinstance(pattern, URLResolver):
-            yield from _routes(pattern.url_patterns, prefix + str(pattern.pattern))
-        elif isinstance(pattern, URLPattern):
-            yield prefix + str(pattern.pattern)
 
 
 def _routes_with_ids() -> list[str]:
     routes = []
-    for route in _routes(get_resolver().url_patterns):
+    for route in all_routes():
         if route.startswith("admin/") or route.startswith("^"):
             continue  # the admin's own URLs take ids as text and are tested below
         converters = [m.group("converter") for m in PARAMETER.finditer(route)]
