@@ -247,9 +247,10 @@ size of the file (before streaming, a 72 MB JSON Lines file took 1.08 GB and a 1
 
 Why it is flat: files are read a chunk at a time (JSON Lines and CSV by line, a JSON array element by element
 through the standard library's decoder over a window that holds one element) and written a batch of 1,000
-records (or 4 million characters) at a time; nothing keeps the records once their batch is written. The import is still one transaction,
-so the database holds the uncommitted rows, not the process. The seconds were measured while the machine was
-shared with other work (starting the command alone took most of the one-record run): compare memory, not time.
+records (or 4 million characters) at a time; nothing keeps the records once their batch is written. The
+import is still one transaction, so the database holds the uncommitted rows, not the process. The seconds
+were measured while the machine was shared with other work (starting the command alone took most of the
+one-record run): compare memory, not time.
 """
     write_section(SECTION, body)
 
