@@ -208,6 +208,8 @@ def _build_study(n: int):
         Annotation,
         AnnotationValue,
         Assignment,
+        FirstSubmission,
+        FirstSubmissionValue,
         Issue,
         Repository,
         Study,
@@ -316,6 +318,30 @@ def _build_study(n: int):
                             for c in sorted(chosen)
                         ]
             AnnotationValue.objects.bulk_create(values, batch_size=20_000)
+            # Each submitted annotation's first submission, as the submit service records it (same labels).
+            firsts = FirstSubmission.objects.bulk_create(
+                [
+                    FirstSubmission(
+                        annotation=annotation,
+                        study_issue_id=annotation.assignment.study_issue_id,
+                        rater_id=annotation.assignment.rater_id,
+                        submitted_at=now,
+                    )
+                    for annotation in annotations
+                    if annotation.submitted_at is not None
+                ]
+            )
+            first_of = {first.annotation_id: first for first in firsts}
+            FirstSubmissionValue.objects.bulk_create(
+                [
+                    FirstSubmissionValue(
+                        first_submission=first_of[v.annotation.pk], dimension_id=v.dimension_id, category=v.category
+                    )
+                    for v in values
+                    if v.annotation.pk in first_of
+                ],
+                batch_size=20_000,
+            )
         print(f"  built {stop:,} of {n:,} issues", file=sys.stderr)
     return study, owner
 
@@ -411,9 +437,10 @@ def _write_docs(table: str, r: dict) -> None:
             "reads every label and computes every measure, level, pair, round and confusion matrix. Warm: the "
             "report comes from the cache, keyed by the study's labels version (one query on a per-study counter "
             "that the annotation and resolution services bump in the transaction of each change). The step "
-            "table times a first computation in-process: reading the labels (three queries whose integer rows "
-            "become numpy arrays) and computing the report from them (each dimension and level encoded once, "
-            "every measure on integer codes).",
+            "table times a first computation in-process: reading the labels (the raters' first submissions, "
+            "which the before-discussion figures read, and the current annotations, which the after-discussion "
+            "ones read: plain ORM values_list rows streamed into numpy arrays) and computing the report from them "
+            "(each dimension and level encoded once, every measure on integer codes).",
             "",
             "After a label change a Celery task recomputes the report (debounced: one queued task per study, "
             "10 s after the first change), so with a worker the next page view is warm; the cold figures are "

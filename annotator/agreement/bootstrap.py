@@ -5,8 +5,9 @@ the resampled values, leaving out resamples where the measure is undefined (coun
 quantiles of values the measure took, its ends never leave the measure's range (e.g. [-1, 1] for kappa), so unlike
 the Wald interval of ``cohen_kappa_ci`` it needs no clipping.
 
-Two-rater measures resample the items both raters labelled, and those that depend only on the contingency table
-(percent agreement, Cohen's kappa, Scott's pi, Bennett's S, AC1) take a fast path: the pairs are encoded once as
+Two-rater measures resample the items both raters labelled (AC1 every item, as its handbook form counts a lone
+rating), and those that depend only on the contingency table (percent agreement, Cohen's kappa, Scott's pi,
+Bennett's S, and AC1 when no rating is missing) take a fast path: the pairs are encoded once as
 ``a * k + b``, each batch of index arrays becomes a stack of tables with one ``np.bincount``, and the measure is
 computed for the whole stack at once. The other measures re-run on the resampled integer codes; an arbitrary
 callable re-runs on resampled rater rows. All paths draw the same index arrays, so they agree for one seed.
@@ -156,7 +157,7 @@ def bootstrap_ci(
         estimate, reason = spec.compute(coded)
         if math.isnan(estimate) or coded.n_items == 0:
             values = None
-        elif spec.batch is not None and coded.n_raters == 2:
+        elif spec.batch is not None and coded.n_raters == 2 and (coded.codes >= 0).all():
             values = _fast(spec, coded, seed_seq, n_resamples)
         else:
             values = _coded_loop(spec, coded, seed_seq, n_resamples)

@@ -2,7 +2,8 @@
 
 None of the project's dependencies computes it (Gwet's own irrCAC package is not one of them, and would add
 pandas for two formulas). The formulas are those of Gwet's Handbook of Inter-Rater Reliability (4th ed.) and are
-checked against the handbook's 4-rater example with missing ratings (reference vectors).
+checked against the handbook's examples with missing ratings (two raters and four; reference vectors and the
+values of irrCAC, Gwet's reference implementation).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._input import NAN, AgreementUndefined, Coded, MeasureSpec, Result, as_float, complete_pairs, encode, frozen
+from ._input import NAN, AgreementUndefined, Coded, MeasureSpec, Result, as_float, encode, frozen
 from .kappa import _ratio, _table_parts
 
 
@@ -46,32 +47,31 @@ def _batch_ac1(tables: np.ndarray, coded: Coded) -> np.ndarray:
 
 
 def _prepare_ac1(data: object, categories: Sequence | None = None) -> Coded:
+    # Every rating counts, also one next to a missing cell (Gwet's handbook): no pruning to complete pairs.
     coded = encode(data, "gwet_ac1", categories)
-    if coded.n_raters == 2:
-        coded = complete_pairs(coded, keep_categories=categories is not None)
     return Coded(coded.codes, coded.categories, frozen({}))
 
 
 def _compute_ac1(coded: Coded) -> Result:
+    two = coded.n_raters == 2
     if coded.n_raters == 0 or coded.n_items == 0:
-        return NAN, AgreementUndefined.NO_DATA if coded.n_raters != 2 else AgreementUndefined.NO_COMMON_ITEMS
+        return NAN, AgreementUndefined.NO_COMMON_ITEMS if two else AgreementUndefined.NO_DATA
     if coded.n_raters == 1:
         return NAN, AgreementUndefined.TOO_FEW_RATERS
     q = coded.k
-    if coded.n_raters == 2:
-        if q < 2:
-            return NAN, AgreementUndefined.FEWER_THAN_TWO_CATEGORIES
-        k = q
-        a, b = coded.codes
-        table = np.bincount(a * k + b, minlength=k * k).reshape(k, k)
-        return as_float(_batch_ac1(table[None], coded)[0]), None
-
     codes = coded.codes
     valid = codes >= 0
+    if two and valid.all():  # no missing rating: the contingency-table form (Gwet 2008), same value
+        if q < 2:
+            return NAN, AgreementUndefined.FEWER_THAN_TWO_CATEGORIES
+        a, b = codes
+        table = np.bincount(a * q + b, minlength=q * q).reshape(q, q)
+        return as_float(_batch_ac1(table[None], coded)[0]), None
+
     r = valid.sum(axis=0)
     pa = item_agreement(coded)
     if pa is None:
-        return NAN, AgreementUndefined.NO_PAIRABLE_ITEMS
+        return NAN, AgreementUndefined.NO_COMMON_ITEMS if two else AgreementUndefined.NO_PAIRABLE_ITEMS
     if q < 2:
         return NAN, AgreementUndefined.FEWER_THAN_TWO_CATEGORIES
     # pi_k = mean over the items rated at least once of r_ik / r_i; each rating of item i weighs 1 / r_i.
@@ -86,10 +86,11 @@ def _compute_ac1(coded: Coded) -> Result:
 def gwet_ac1(data: object, categories: Sequence | None = None) -> float:
     """Gwet's AC1: (p_a - p_e) / (1 - p_e) with p_e = sum_k pi_k (1 - pi_k) / (q - 1).
 
-    q is ``len(categories)`` when given (categories nobody used count), else the number of labels used.
-    Two rows: the items both raters labelled, pi_k the two raters' pooled share of category k (Gwet 2008).
-    Three or more rows, missing cells allowed (Gwet's handbook): p_a is the mean over items with r_i >= 2
-    ratings of sum_k r_ik (r_ik - 1) / (r_i (r_i - 1)); pi_k the mean over items rated at least once of r_ik / r_i.
+    q is ``len(categories)`` when given (categories nobody used count), else the number of labels used in any
+    rating. Missing cells follow Gwet's handbook (4th ed.), for two raters as for more: p_a is the mean over the
+    items rated by at least two raters of sum_k r_ik (r_ik - 1) / (r_i (r_i - 1)); pi_k the mean over the items
+    rated by at least one of r_ik / r_i, so a rating next to a missing cell still counts in chance agreement.
+    Two raters with no missing cell: the same value as Gwet's (2008) two-rater formula on the table.
     Unlike kappa, AC1 stays defined when everyone used one category, as long as q >= 2 (it is then 1).
 
     NaN when no item has two ratings or q < 2.

@@ -34,8 +34,29 @@ class AgreementCsvRenderer(BaseRenderer):
         return "".join(csv_rows(TABLE_COLUMNS, data)).encode()
 
 
+class _LeftOut(serializers.Serializer):
+    one_rater = serializers.IntegerField(required=False, help_text="Labelled by one rater only so far.")
+    no_final_label = serializers.IntegerField(required=False, help_text="No final label yet (against the final).")
+    excluded = serializers.IntegerField(required=False, help_text="Excluded by a rater (not a bug, out of scope).")
+    proposal = serializers.IntegerField(required=False, help_text="A new category proposed instead of a choice.")
+    missing_label = serializers.IntegerField(required=False, help_text="No category chosen for the dimension.")
+
+
+class _Bootstrap(serializers.Serializer):
+    measure = serializers.CharField()
+    estimate = serializers.FloatField(allow_null=True)
+    low = serializers.FloatField(allow_null=True)
+    high = serializers.FloatField(allow_null=True)
+    level = serializers.FloatField()
+    n_resamples = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    note = serializers.CharField()
+
+
 class _Row(serializers.Serializer):
     n = serializers.IntegerField(help_text="Issues both raters labelled (the n of kappa).")
+    n_left_out = serializers.IntegerField(help_text="Issues of the scope this figure leaves out.")
+    left_out = _LeftOut(help_text="How many issues are left out for each reason (absent reasons are omitted).")
     percent = serializers.FloatField(allow_null=True, help_text="Observed agreement (exact set for multi-valued).")
     exact_set = serializers.FloatField(allow_null=True)
     kappa = serializers.FloatField(allow_null=True, help_text="Cohen's kappa; null when undefined or multi-valued.")
@@ -52,6 +73,12 @@ class _Row(serializers.Serializer):
     gate_measure = serializers.ChoiceField(choices=["kappa", "alpha_masi"])
     gate_value = serializers.FloatField(allow_null=True)
     undefined = serializers.CharField(help_text="Why the measure is undefined; empty when it is defined.")
+    ci_estimable = serializers.BooleanField(
+        help_text="False when there is no analytic interval: kappa undefined, or an interval of zero width "
+        "(every issue agreed, one category); low and high are then null."
+    )
+    ci_note = serializers.CharField(help_text='Why the interval is "not estimable"; empty when it is.')
+    bootstrap = _Bootstrap(many=True, required=False, help_text="Seeded percentile bootstrap intervals (?bootstrap=1).")
 
 
 class _LevelRow(_Row):
@@ -65,14 +92,15 @@ class _PairRow(_Row):
 
 
 class _AfterRow(_Row):
-    rater = serializers.IntegerField()
+    rater = serializers.IntegerField(allow_null=True, help_text="Null when raters are shown by pseudonym.")
     name = serializers.CharField()
 
 
 class _After(serializers.Serializer):
-    available = serializers.BooleanField()
-    resolved = serializers.IntegerField(required=False)
-    rows = _AfterRow(many=True)
+    available = serializers.BooleanField(help_text="False until some issue has a final label.")
+    resolved = serializers.IntegerField(help_text="Issues in scope with a final label.")
+    rows = _AfterRow(many=True, help_text="Each rater's revised labels against the final label.")
+    revised = _Row(help_text="After discussion: rater against rater on the revised labels.")
 
 
 class _Cell(serializers.Serializer):
@@ -134,13 +162,13 @@ class _Round(serializers.Serializer):
 
 
 class _Rater(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = serializers.IntegerField(allow_null=True, help_text="Null when raters are shown by pseudonym.")
     name = serializers.CharField()
 
 
 class _Pair(serializers.Serializer):
-    key = serializers.CharField()
-    raters = serializers.ListField(child=serializers.IntegerField())
+    key = serializers.CharField(help_text='Rater ids ("12-15"), or pseudonyms ("R1-R2"): the value of ?pair=.')
+    raters = serializers.ListField(child=serializers.IntegerField(allow_null=True))
     names = serializers.ListField(child=serializers.CharField())
     n = serializers.IntegerField()
 
@@ -152,11 +180,14 @@ class _GateDimension(serializers.Serializer):
     measure_name = serializers.CharField()
     value = serializers.FloatField(allow_null=True)
     n = serializers.IntegerField()
+    n_left_out = serializers.IntegerField()
+    left_out = _LeftOut()
     passed = serializers.BooleanField()
     undefined = serializers.CharField()
 
 
 class _Gate(serializers.Serializer):
+    basis = serializers.CharField(help_text="Which labels the gate measures: the first submissions.")
     threshold = serializers.FloatField()
     round = serializers.IntegerField(allow_null=True)
     passed = serializers.BooleanField()
@@ -186,9 +217,18 @@ class AgreementReportOutputSerializer(serializers.Serializer):
     pairs = _Pair(many=True)
     pooled = serializers.BooleanField(help_text="Two-rater measures pool each issue's two raters over pairs.")
     ci_clipped = serializers.BooleanField(help_text="True when some interval in the report was clipped to -1..1.")
-    issues = serializers.IntegerField()
-    resolutions = serializers.IntegerField()
+    before_label = serializers.CharField(help_text='What "before discussion" measures: first submissions.')
+    after_label = serializers.CharField(help_text='What "after discussion" measures.')
+    issues = serializers.IntegerField(help_text="Issues in scope with a submitted label.")
+    resolved = serializers.IntegerField(help_text="Issues in scope with a final label.")
+    pending = serializers.IntegerField(help_text="Issues waiting for adjudication or sent back for discussion.")
+    with_raters = serializers.IntegerField(help_text="Issues not yet submitted by all their raters.")
+    resolutions = serializers.IntegerField(help_text="Same as resolved (kept for older clients).")
+    left_out_reasons = serializers.DictField(child=serializers.CharField(), help_text="Each left-out reason, in words.")
     after_available = serializers.BooleanField(help_text="False until some final label has been decided.")
+    anonymous = serializers.BooleanField(
+        required=False, help_text="Present and true when raters are named by stable pseudonyms (R1, R2, ...)."
+    )
     dimensions = _Dimension(many=True)
     screening = _Row(allow_null=True)
     gate = _Gate(required=False, help_text="While the study is in its pilot: each dimension against the threshold.")
@@ -214,12 +254,21 @@ class StudyAgreementApi(APIView):
         description=(
             "Owners, adjudicators and staff get everything; raters get the summary (no confusion matrices, "
             "per-pair or per-category tables) once the study is published or if it is not blind, and 403 before. "
-            "`?format=csv` returns the flat table (overall, per level, per pair, after discussion), with cells "
-            "that could run as spreadsheet formulas prefixed by a quote."
+            "With anonymous adjudication, everyone but the owner sees raters as stable pseudonyms (R1, R2). "
+            "Before discussion figures (summary, levels, pairs, trend, confusion, the pilot gate) come from each "
+            "rater's first, independent submission; after discussion from the revised labels and the final labels. "
+            "Every row carries n and the issues left out, with why. "
+            "`?format=csv` returns the flat table (a basis column, then overall, per level, per pair, after "
+            "discussion), with cells that could run as spreadsheet formulas prefixed by a quote."
         ),
         parameters=[
             OpenApiParameter("round", OpenApiTypes.INT, description="Only the issues of this round."),
-            OpenApiParameter("pair", OpenApiTypes.STR, description="Two rater ids, e.g. 12-15: only this pair."),
+            OpenApiParameter(
+                "pair", OpenApiTypes.STR, description="Two rater ids (12-15) or pseudonyms (R1-R2): only this pair."
+            ),
+            OpenApiParameter(
+                "bootstrap", OpenApiTypes.BOOL, description="Add seeded bootstrap intervals to each summary."
+            ),
             OpenApiParameter("level", OpenApiTypes.INT, description="Taxonomy level (1 = top) instead of the leaf."),
             OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"], description="json (default) or csv."),
         ],
@@ -234,18 +283,27 @@ class StudyAgreementApi(APIView):
     def get(self, request: Request, pk: int) -> Response:
         # Imported here: the agreement code brings numpy, scipy and statsmodels, which a web worker that serves
         # only raters never needs in memory.
-        from annotator.selectors.agreement import FULL, agreement_study_for_user, labels_version
-        from annotator.services.agreement import agreement_gate, agreement_report, parse_pair, report_rows
+        from annotator.selectors.agreement import FULL, agreement_study_for_user, labels_version, rater_aliases
+        from annotator.services.agreement import (
+            agreement_gate,
+            agreement_report,
+            parse_pair,
+            report_rows,
+            report_with_aliases,
+        )
 
         study, access = agreement_study_for_user(user=request.user, pk=pk)
+        aliases = rater_aliases(user=request.user, study=study)
         version = labels_version(study=study)
         report = agreement_report(
             study=study,
             round_number=_int(request, "round"),
-            pair=parse_pair(request.query_params.get("pair", "").strip()),
+            pair=parse_pair(request.query_params.get("pair", "").strip(), aliases),
             level=_int(request, "level"),
             version=version,
+            bootstrap=request.query_params.get("bootstrap", "").strip().lower() in {"1", "true", "yes"},
         )
+        report = report_with_aliases(report, aliases)
         full = access == FULL
         if request.accepted_renderer.format == "csv":
             return Response(

@@ -5,9 +5,7 @@ back as integer numpy arrays (no model instance or dict per label), so 100,000 d
 stay affordable.
 """
 
-import io
 import itertools
-import json
 import time
 from dataclasses import dataclass, field
 
@@ -19,17 +17,20 @@ from django.db import connection
 from annotator.models import (
     Annotation,
     AnnotationValue,
-    Assignment,
+    FirstSubmission,
+    FirstSubmissionValue,
     PhaseChange,
     Resolution,
     Study,
     StudyIssue,
     StudyLabelsVersion,
+    StudyMember,
     StudyRound,
 )
-from annotator.permissions import can_see_all_labels, is_rater
+from annotator.permissions import can_see_all_labels, is_rater, study_roles
+from annotator.selectors.publication import member_pseudonyms
 from annotator.selectors.studies import study_dimensions, study_get_for_user
-from taxonomy.models import Category
+from taxonomy.models import Category, Dimension
 
 FULL = "full"
 SUMMARY = "summary"
@@ -55,6 +56,15 @@ def agreement_study_for_user(*, user, pk: int) -> tuple[Study, str]:
     if access is None:
         raise PermissionDenied(BLIND_MESSAGE)
     return study, access
+
+
+def rater_aliases(*, user, study: Study) -> dict[int, str] | None:
+    """Rater id -> a stable pseudonym (R1, R2, ... in the order raters joined the study) when the study's
+    adjudication is anonymous and the viewer is not its owner (the owner set the study up and knows who rated
+    what); None when names may be shown."""
+    if not study.anonymous_adjudication or user.is_staff or StudyMember.Role.OWNER in study_roles(user, study):
+        return None
+    return member_pseudonyms(study=study)
 
 
 def labels_version(*, study: Study) -> str:
@@ -98,114 +108,178 @@ class CategoryInfo:
 
 
 @dataclass
+class LabelLayer:
+    """One layer of rater labels as parallel numpy arrays: the first submissions, or the current annotations.
+
+    One element per submission (ordered by id): study issue, rater, round number, excluded. One element per
+    chosen category: the submission (an index into those arrays), dimension, category. One element per
+    proposal of a new category: the submission and the dimension it was proposed for.
+    """
+
+    si: np.ndarray = field(default_factory=lambda: _ints(0))
+    rater: np.ndarray = field(default_factory=lambda: _ints(0))
+    round: np.ndarray = field(default_factory=lambda: _ints(0))
+    excluded: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    val_row: np.ndarray = field(default_factory=lambda: _ints(0))
+    val_dim: np.ndarray = field(default_factory=lambda: _ints(0))
+    val_cat: np.ndarray = field(default_factory=lambda: _ints(0))
+    proposed_row: np.ndarray = field(default_factory=lambda: _ints(0))
+    proposed_dim: np.ndarray = field(default_factory=lambda: _ints(0))
+
+
+@dataclass
 class StudyLabels:
-    """A study's submitted labels as plain data and numpy arrays (the input of the agreement computation)."""
+    """A study's labels as plain data and numpy arrays (the input of the agreement computation).
+
+    ``first``: each rater's first, independent submission of each issue (what "before discussion" reports).
+    ``revised``: the submitted annotations as they are now, after any discussion.
+    """
 
     dimensions: list[DimensionInfo]
     categories: dict[int, CategoryInfo]
     rounds: list[tuple[int, str]]  # (number, kind)
     rater_names: dict[int, str]
-    # One element per submitted annotation (ordered by annotation id): study issue, rater, round number, excluded.
-    ann_si: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    ann_rater: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    ann_round: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    ann_excluded: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
-    # One element per chosen category: the annotation (an index into the arrays above), dimension, category.
-    val_row: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    val_dim: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    val_cat: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    # One element per resolution (ordered by study issue): study issue, excluded, {dimension key: [category ids]}.
-    res_si: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    first: LabelLayer = field(default_factory=LabelLayer)
+    revised: LabelLayer = field(default_factory=LabelLayer)
+    # One element per resolution (ordered by study issue): study issue, excluded, resolved (a final label, not
+    # pending or sent back), {dimension key: [category ids]}.
+    res_si: np.ndarray = field(default_factory=lambda: _ints(0))
     res_excluded: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    res_resolved: np.ndarray | None = None
     res_values: list[dict[str, list[int]]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if self.res_resolved is None:
+            self.res_resolved = np.ones(len(self.res_si), dtype=bool)
 
-def _int_columns(sql: str, study_id: int, width: int) -> np.ndarray:
-    """The integer rows of a query as a (width, n) int64 array, without a Python object per cell.
 
-    On PostgreSQL the rows come as one binary COPY buffer read straight into numpy (every column is a
-    non-null bigint, so each row has the same layout); elsewhere, or if the buffer is not as expected,
-    from ordinary fetched tuples.
+def _ints(n: int) -> np.ndarray:
+    return np.zeros(n, dtype=np.int64)
+
+
+def _columns(queryset, width: int) -> np.ndarray:
+    """The rows of a values_list of integers (booleans count as 0/1) as a (width, n) int64 array.
+
+    The rows stream through a chunked iterator into one flat numpy buffer: no list of tuples is kept.
     """
-    if connection.vendor == "postgresql":
-        columns = _copy_columns(sql.replace("%s", str(int(study_id))), width)
-        if columns is not None:
-            return columns
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [study_id] * sql.count("%s"))
-        rows = cursor.fetchall()
-    flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=len(rows) * width)
-    return flat.reshape(len(rows), width).T
+    flat = np.fromiter(itertools.chain.from_iterable(queryset.iterator(chunk_size=20_000)), dtype=np.int64)
+    return flat.reshape(-1, width).T
 
 
-COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
-
-
-def _copy_columns(sql: str, width: int) -> np.ndarray | None:
-    buffer = io.BytesIO()
-    with connection.cursor() as cursor:
-        copy = getattr(cursor.cursor, "copy_expert", None)  # psycopg2; other drivers use the fetch path
-        if copy is None:
-            return None
-        copy(f"COPY ({sql}) TO STDOUT WITH (FORMAT binary)", buffer)
-    data = buffer.getbuffer()
-    if bytes(data[:11]) != COPY_SIGNATURE:
-        return None
-    start = 19 + int.from_bytes(data[15:19], "big")  # after the header and its extension area
-    body = data[start : len(data) - 2]  # the trailer is one int16 (-1)
-    layout = np.dtype(
-        [("fields", ">i2")] + [(f, t) for i in range(width) for f, t in ((f"l{i}", ">i4"), (f"v{i}", ">i8"))]
-    )
-    if len(body) % layout.itemsize:
-        return None
-    rows = np.frombuffer(body, dtype=layout)
-    if (rows["fields"] != width).any() or any((rows[f"l{i}"] != 8).any() for i in range(width)):
-        return None
-    return (
-        np.vstack([rows[f"v{i}"].astype(np.int64) for i in range(width)])
-        if len(rows)
-        else np.zeros((width, 0), dtype=np.int64)
+def _layer(submissions, values, proposals, dimension_by_key: dict[str, int]) -> LabelLayer:
+    """A layer from three querysets: (id, study issue, rater, round, excluded), (submission, dimension,
+    category) and (id, {dimension key: proposal})."""
+    columns = _columns(submissions, 5)
+    ids, si, rater, round_number, excluded = columns[:, np.argsort(columns[0], kind="stable")]
+    val_ann, val_dim, val_cat = _columns(values, 3)
+    # Submissions are sorted by id, so each value finds its submission's index by binary search.
+    val_row = np.searchsorted(ids, val_ann)
+    proposed = [
+        (pk, dimension_by_key[key])
+        for pk, texts in proposals.iterator(chunk_size=2_000)
+        for key, text in (texts or {}).items()
+        if key in dimension_by_key and str(text or "").strip()
+    ]
+    proposed_ids = np.array([pk for pk, _ in proposed], dtype=np.int64)
+    return LabelLayer(
+        si=si,
+        rater=rater,
+        round=round_number,
+        excluded=excluded.astype(bool),
+        val_row=val_row,
+        val_dim=val_dim,
+        val_cat=val_cat,
+        proposed_row=np.searchsorted(ids, proposed_ids),
+        proposed_dim=np.array([dim for _, dim in proposed], dtype=np.int64),
     )
 
 
-def _fetch(sql: str, params: list) -> list[tuple]:
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+def _first_layer(study: Study, dimension_by_key: dict[str, int]) -> LabelLayer:
+    """The first submissions, plus every submitted annotation that has none (one written by a path that does
+    not record first submissions, e.g. an import of a prior study's sheets): never revised in the app, its
+    current labels are what was first submitted, as the backfill of the first submissions assumed."""
+    snapshots = FirstSubmission.objects.filter(study_issue__study=study).order_by()
+    recorded = _layer(
+        snapshots.values_list("pk", "study_issue_id", "rater_id", "study_issue__round__number", "excluded"),
+        FirstSubmissionValue.objects.filter(first_submission__study_issue__study=study)
+        .order_by()
+        .values_list("first_submission_id", "dimension_id", "category_id"),
+        snapshots.exclude(proposals={}).values_list("pk", "proposals"),
+        dimension_by_key,
+    )
+    unrecorded = _annotation_layer(study, dimension_by_key, first_submission__isnull=True)
+    return _concat(recorded, unrecorded) if len(unrecorded.si) else recorded
 
 
-def _label_queries() -> tuple[str, str, str]:
-    """The three label queries. Table names come from the models; the study id is a query parameter."""
-    q = connection.ops.quote_name
-    annotation, assignment = q(Annotation._meta.db_table), q(Assignment._meta.db_table)
-    study_issue, study_round = q(StudyIssue._meta.db_table), q(StudyRound._meta.db_table)
-    value, resolution = q(AnnotationValue._meta.db_table), q(Resolution._meta.db_table)
-    joins = (
-        f"FROM {annotation} a JOIN {assignment} g ON g.id = a.assignment_id "
-        f"JOIN {study_issue} s ON s.id = g.study_issue_id"
+def _concat(first: LabelLayer, second: LabelLayer) -> LabelLayer:
+    offset = len(first.si)
+    return LabelLayer(
+        **{
+            name: np.concatenate([getattr(first, name), getattr(second, name) + (offset if "row" in name else 0)])
+            for name in ("si", "rater", "round", "val_row", "val_dim", "val_cat", "proposed_row", "proposed_dim")
+        },
+        excluded=np.concatenate([first.excluded, second.excluded]),
     )
-    submitted = "s.study_id = %s AND a.submitted_at IS NOT NULL"
-    annotations = (
-        f"SELECT a.id, g.study_issue_id, g.rater_id, r.number, a.excluded {joins} "
-        f"JOIN {study_round} r ON r.id = s.round_id WHERE {submitted} ORDER BY a.id"
+
+
+def _annotation_layer(study: Study, dimension_by_key: dict[str, int], **only) -> LabelLayer:
+    """The submitted annotations as they are now (``only``: further filters on the annotations)."""
+    submitted = Annotation.objects.filter(
+        assignment__study_issue__study=study, submitted_at__isnull=False, **only
+    ).order_by()
+    fields = ("assignment__study_issue_id", "assignment__rater_id", "assignment__study_issue__round__number")
+    return _layer(
+        submitted.values_list("pk", *fields, "excluded"),
+        AnnotationValue.objects.filter(annotation__in=submitted.values("pk"))
+        .order_by()
+        .values_list("annotation_id", "dimension_id", "category_id"),
+        submitted.exclude(proposals={}).values_list("pk", "proposals"),
+        dimension_by_key,
     )
-    values = (
-        f"SELECT v.annotation_id, v.dimension_id, v.category_id FROM {value} v "  # noqa: S608
-        f"JOIN (SELECT a.id {joins} WHERE {submitted}) x ON x.id = v.annotation_id"
+
+
+def _carry_to_current_version(layer: LabelLayer, dims: list[DimensionInfo], categories: dict) -> None:
+    """First submissions made before the study moved to another taxonomy version name that version's
+    dimensions and categories: carry each to the current dimension of the same key and the current category
+    of the same lineage; a category with no successor stays itself (its name is added to ``categories``).
+
+    No query unless some first submission names a category outside the study's current dimensions."""
+    unknown = set(np.unique(layer.val_cat).tolist()) - set(categories)
+    if not unknown:
+        return
+    by_key = {d.key: d.pk for d in dims}
+    old = list(
+        Category.objects.filter(pk__in=unknown).values_list(
+            "pk", "lineage_id", "dimension__key", "parent_id", "name", "order"
+        )
     )
-    resolutions = (
-        f"SELECT z.study_issue_id, z.excluded, z.{q('values')} FROM {resolution} z "  # noqa: S608
-        f"JOIN {study_issue} s ON s.id = z.study_issue_id WHERE s.study_id = %s ORDER BY z.study_issue_id"
+    successors = dict(
+        Category.objects.filter(dimension__in=list(by_key.values()), lineage_id__in=[row[1] for row in old])
+        .order_by()
+        .values_list("lineage_id", "pk")
     )
-    return annotations, values, resolutions
+    category_map, dimension_map = {}, {}
+    for pk, lineage, key, parent_id, name, order in old:
+        if key not in by_key:
+            continue
+        if lineage in successors:
+            category_map[pk] = successors[lineage]
+        else:
+            categories[pk] = CategoryInfo(pk, by_key[key], parent_id, name, order)
+    for pk, key in Dimension.objects.filter(categories__pk__in=unknown).values_list("pk", "key").distinct():
+        if key in by_key:
+            dimension_map[pk] = by_key[key]
+    layer.val_cat = np.array([category_map.get(c, c) for c in layer.val_cat.tolist()], dtype=np.int64)
+    layer.val_dim = np.array([dimension_map.get(d, d) for d in layer.val_dim.tolist()], dtype=np.int64)
 
 
 def study_labels(*, study: Study) -> StudyLabels:
-    """Every submitted annotation and every resolution of the study: seven queries, whatever its size.
+    """Every first submission, every submitted annotation and every resolution of the study, in a fixed
+    number of queries whatever its size.
 
-    The labels come back as tuples of integers turned straight into numpy arrays (no model instances,
-    no dict per annotation): at 100,000 issues that is most of what a first computation of the report costs.
+    The labels come back as integers streamed straight into numpy arrays (no model instances, no dict per
+    label): at 100,000 issues that is most of what a first computation of the report costs.
     """
     timings: dict[str, float] = {}
     started = time.perf_counter()
@@ -223,31 +297,35 @@ def study_labels(*, study: Study) -> StudyLabels:
         .values_list("pk", "dimension_id", "parent_id", "name", "order")
     }
     rounds = list(StudyRound.objects.filter(study=study).order_by("number").values_list("number", "kind"))
+    by_key = {d.key: d.pk for d in dims}
     timings["taxonomy"] = time.perf_counter() - started
-    annotations_sql, values_sql, resolutions_sql = _label_queries()
 
     started = time.perf_counter()
-    columns = _int_columns(annotations_sql, study.pk, 5)
-    ann_id, ann_si, ann_rater, ann_round, ann_excluded = columns[:, np.argsort(columns[0], kind="stable")]
+    first = _first_layer(study, by_key)
+    _carry_to_current_version(first, dims, categories)
+    timings["first submissions"] = time.perf_counter() - started
+
+    started = time.perf_counter()
+    revised = _annotation_layer(study, by_key)
     timings["annotations"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    val_ann, val_dim, val_cat = _int_columns(values_sql, study.pk, 3)
-    # Annotations are sorted by id, so each value finds its annotation's index by binary search.
-    val_row = np.searchsorted(ann_id, val_ann)
-    timings["values"] = time.perf_counter() - started
-
-    started = time.perf_counter()
-    res_rows = _fetch(resolutions_sql, [study.pk])
-    res_values = [json.loads(v) if isinstance(v, str) else dict(v or {}) for _, _, v in res_rows]
+    res_rows = list(
+        Resolution.objects.filter(study_issue__study=study)
+        .order_by("study_issue_id")
+        .values_list("study_issue_id", "excluded", "status", "values")
+    )
     res_si = np.fromiter((row[0] for row in res_rows), dtype=np.int64, count=len(res_rows))
     res_excluded = np.fromiter((bool(row[1]) for row in res_rows), dtype=bool, count=len(res_rows))
+    resolved = Resolution.Status.RESOLVED
+    res_resolved = np.fromiter((row[2] == resolved for row in res_rows), dtype=bool, count=len(res_rows))
     timings["resolutions"] = time.perf_counter() - started
 
+    raters = np.union1d(first.rater, revised.rater).tolist()
     rater_names = {
         pk: display or username
         for pk, username, display in get_user_model()
-        .objects.filter(pk__in=np.unique(ann_rater).tolist())
+        .objects.filter(pk__in=raters)
         .values_list("pk", "username", "display_name")
     }
     return StudyLabels(
@@ -255,16 +333,12 @@ def study_labels(*, study: Study) -> StudyLabels:
         categories,
         rounds,
         rater_names,
-        ann_si=ann_si,
-        ann_rater=ann_rater,
-        ann_round=ann_round,
-        ann_excluded=ann_excluded.astype(bool),
-        val_row=val_row,
-        val_dim=val_dim,
-        val_cat=val_cat,
+        first=first,
+        revised=revised,
         res_si=res_si,
         res_excluded=res_excluded,
-        res_values=[v if isinstance(v, dict) else {} for v in res_values],
+        res_resolved=res_resolved,
+        res_values=[row[3] if isinstance(row[3], dict) else {} for row in res_rows],
         timings=timings,
     )
 
@@ -305,11 +379,13 @@ __all__ = [
     "BLIND_MESSAGE",
     "FULL",
     "SUMMARY",
+    "LabelLayer",
     "StudyLabels",
     "agreement_access",
     "agreement_study_for_user",
     "cell_issues",
     "labels_version",
     "phase_changes",
+    "rater_aliases",
     "study_labels",
 ]

@@ -92,7 +92,8 @@ def study_proposals(*, study: Study, limit: int = 100) -> list[dict[str, Any]]:
 
 
 def study_dashboard(*, study: Study, days: int = 30) -> dict[str, Any]:
-    """Progress per rater and round, issues done by all raters, throughput per day, median time."""
+    """Progress per rater and round, issues done by all raters, issues unanimous in the raters' first
+    submissions, throughput per day, median time."""
     assignments = Assignment.objects.filter(study_issue__study=study)
     # From the raters' progress counters (kept by the services), not a count over every assignment.
     per_rater = [
@@ -143,4 +144,14 @@ def study_dashboard(*, study: Study, days: int = 30) -> dict[str, Any]:
         "median_seconds": _median_time(study),
         "skipped": skipped,
         "proposals": study_proposals(study=study),
+        "independent": _independent_unanimous(study),
     }
+
+
+def _independent_unanimous(study: Study) -> dict[str, int]:
+    """Issues whose raters agreed on everything in their first, independent submissions (a discussion after a
+    send-back does not make an issue unanimous), from the cached agreement report."""
+    # Imported here: the agreement services read the study through this module's selectors.
+    from annotator.services.agreement import agreement_report
+
+    return agreement_report(study=study)["independent_unanimous"]

@@ -2,6 +2,8 @@
 
 from django import template
 
+from annotator.services.agreement.report import left_out_text
+
 register = template.Library()
 DASH = "—"
 
@@ -25,3 +27,9 @@ def pct(value) -> str:
 @register.filter
 def get(mapping, key):
     return mapping.get(key) if hasattr(mapping, "get") else None
+
+
+@register.filter
+def left_out(row, reasons) -> str:
+    """How many issues a figure left out, and why: "2 a new category proposed instead of a choice; 1 ..."."""
+    return left_out_text(row, reasons or {})

@@ -23,7 +23,7 @@ from core.errors import DomainError
 CELL_ISSUES_SHOWN = 200
 
 
-def _filters(request: HttpRequest) -> dict:
+def _filters(request: HttpRequest, aliases: dict[int, str] | None = None) -> dict:
     """round, pair and level from the query string; a malformed value is a DomainError naming it."""
     from annotator.services.agreement import parse_pair
 
@@ -37,16 +37,17 @@ def _filters(request: HttpRequest) -> dict:
 
     return {
         "round_number": number("round"),
-        "pair": parse_pair(request.GET.get("pair", "").strip()),
+        "pair": parse_pair(request.GET.get("pair", "").strip(), aliases),
         "level": number("level"),
     }
 
 
-def _query(filters: dict, **extra) -> str:
+def _query(filters: dict, aliases: dict[int, str] | None = None, **extra) -> str:
     pair = filters["pair"]
+    names = [aliases.get(p, "R?") for p in pair] if pair and aliases else pair
     params = {
         "round": filters["round_number"],
-        "pair": f"{pair[0]}-{pair[1]}" if pair else None,
+        "pair": f"{names[0]}-{names[1]}" if pair else None,
         "level": filters["level"],
         **extra,
     }
@@ -56,7 +57,13 @@ def _query(filters: dict, **extra) -> str:
 @login_required
 @require_GET
 def agreement_page(request: HttpRequest, pk: int) -> HttpResponse:
-    from annotator.selectors.agreement import FULL, agreement_study_for_user, labels_version, phase_changes
+    from annotator.selectors.agreement import (
+        FULL,
+        agreement_study_for_user,
+        labels_version,
+        phase_changes,
+        rater_aliases,
+    )
     from annotator.services.agreement import agreement_gate
 
     try:
@@ -64,10 +71,11 @@ def agreement_page(request: HttpRequest, pk: int) -> HttpResponse:
     except PermissionDenied as exc:
         # Say why, and when it changes: a rater of a blind study is told, not just refused.
         return render(request, "annotator/agreement/hidden.html", {"message": str(exc), "pk": pk}, status=403)
+    aliases = rater_aliases(user=request.user, study=study)
     try:
-        filters = _filters(request)
+        filters = _filters(request, aliases)
         version = labels_version(study=study)
-        html = _report_html(request, study, access, version, filters)
+        html = _report_html(request, study, access, version, filters, aliases)
     except DomainError as exc:
         messages.error(request, exc.message)
         return redirect("annotator:study_agreement", pk=study.pk)
@@ -83,21 +91,27 @@ def agreement_page(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "annotator/agreement/page.html", context)
 
 
-def _report_html(request: HttpRequest, study: Study, access: str, version: str, filters: dict) -> str:
+def _report_html(
+    request: HttpRequest, study: Study, access: str, version: str, filters: dict, aliases: dict[int, str] | None
+) -> str:
     """The report part of the page, rendered once per labels version, filters and access level.
 
     Rendering thousands of heatmap cells costs more than computing them again from the cache, so the
     HTML is cached next to the report (it holds no per-user data: no forms, no CSRF token).
     """
     from annotator.selectors.agreement import FULL
-    from annotator.services.agreement import agreement_report, report_cache_key
+    from annotator.services.agreement import agreement_report, report_cache_key, report_with_aliases
     from annotator.services.agreement.chart import trend_chart
     from annotator.services.agreement.report import CACHE_SECONDS
 
-    key = f"{report_cache_key(study=study, version=version, **filters)}:html:{access}:{study.agreement_threshold}"
+    bootstrap = request.GET.get("bootstrap", "") == "1"
+    names = "aliases" if aliases is not None else "names"
+    key = f"{report_cache_key(study=study, version=version, **filters)}:html:{access}:{names}:{bootstrap}"
+    key += f":{study.agreement_threshold}"
     html = cache.get(key)
     if html is None:
-        report = agreement_report(study=study, version=version, **filters)
+        report = agreement_report(study=study, version=version, bootstrap=bootstrap, **filters)
+        report = report_with_aliases(report, aliases)
         depth = max((d["depth"] for d in report["dimensions"]), default=1)
         context = {
             "study": study,
@@ -110,7 +124,8 @@ def _report_html(request: HttpRequest, study: Study, access: str, version: str, 
                 "pair": report["filters"]["pair"] or "",
                 "level": filters["level"],
             },
-            "query": _query(filters),
+            "query": _query(filters, aliases),
+            "bootstrap": bootstrap,
             "threshold": float(study.agreement_threshold),
         }
         html = render_to_string("annotator/agreement/_report.html", context, request=request)
@@ -122,14 +137,15 @@ def _report_html(request: HttpRequest, study: Study, access: str, version: str, 
 @require_GET
 def agreement_cell_page(request: HttpRequest, pk: int) -> HttpResponse:
     """The issues both raters put in one cell of a confusion matrix (the page's script shows it inline)."""
-    from annotator.selectors.agreement import FULL, agreement_study_for_user, cell_issues
+    from annotator.selectors.agreement import FULL, agreement_study_for_user, cell_issues, rater_aliases
     from annotator.services.agreement import agreement_cell
 
     study, access = agreement_study_for_user(user=request.user, pk=pk)
     if access != FULL:
         raise PermissionDenied("Only the study's owner, adjudicators and staff see which issues fall in a cell.")
+    aliases = rater_aliases(user=request.user, study=study)
     try:
-        filters = _filters(request)
+        filters = _filters(request, aliases)
         row, col = int(request.GET.get("row", "")), int(request.GET.get("col", ""))
         part, ids = agreement_cell(study=study, dimension=request.GET.get("dimension", ""), row=row, col=col, **filters)
     except (ValueError, DomainError) as exc:
@@ -142,7 +158,7 @@ def agreement_cell_page(request: HttpRequest, pk: int) -> HttpResponse:
         "second": categories[col],
         "issues": cell_issues(study=study, study_issue_ids=ids[:CELL_ISSUES_SHOWN]),
         "total": len(ids),
-        "back": reverse("annotator:study_agreement", args=[study.pk]) + "?" + _query(filters),
+        "back": reverse("annotator:study_agreement", args=[study.pk]) + "?" + _query(filters, aliases),
     }
     template = "annotator/agreement/_cell.html" if request.GET.get("partial") else "annotator/agreement/cell.html"
     return render(request, template, context)

@@ -16,6 +16,7 @@ _EXPORTS = {
     "parse_pair": ".report",
     "report_cache_key": ".report",
     "report_rows": ".report",
+    "report_with_aliases": ".report",
     "study_leave_pilot": ".gate",
 }
 

@@ -18,23 +18,34 @@ BITS = 62  # label sets of up to this many distinct categories are encoded as bi
 
 
 class Entries:
-    """Every submitted annotation (entries 0..n-1) then every resolution (entries n..n+m-1).
+    """The submissions of one layer (entries 0..n-1) then every resolution (entries n..n+m-1).
 
-    ``labels`` is a ``StudyLabels``: annotations and their values as arrays, resolutions as plain data.
+    ``labels`` is a ``StudyLabels``; ``layer`` one of its label layers (``labels.first``, the first
+    submissions, by default; ``labels.revised``, the annotations as they are now). Only a resolved final label
+    counts: a resolution still pending or sent back has no decided dimension here.
     """
 
-    def __init__(self, labels, dimension_keys: dict[str, int]):
-        self.n = len(labels.ann_si)
-        self.si = labels.ann_si
-        self.rater = labels.ann_rater
-        self.round = labels.ann_round
+    def __init__(self, labels, dimension_keys: dict[str, int], layer=None):
+        layer = labels.first if layer is None else layer
+        self.n = len(layer.si)
+        self.si = layer.si
+        self.rater = layer.rater
+        self.round = layer.round
         self.known = np.ones(self.n, dtype=bool)
         self.res_si = labels.res_si
         m = len(self.res_si)
-        self.excluded = np.concatenate([labels.ann_excluded, labels.res_excluded]).astype(bool)
+        self.size = self.n + m
+        self.res_resolved = np.asarray(labels.res_resolved, dtype=bool)
+        self.excluded = np.concatenate([layer.excluded, labels.res_excluded & self.res_resolved]).astype(bool)
+        # Proposals of a new category instead of a choice, per dimension: the entries that made one.
+        self.proposed: dict[int, np.ndarray] = {}
+        for row, pk in zip(layer.proposed_row.tolist(), layer.proposed_dim.tolist(), strict=True):
+            self.proposed.setdefault(pk, np.zeros(self.size, dtype=bool))[row] = True
         # A resolution lists only the dimensions already decided; the others are pending (missing).
         rows, dims, cats, decided = [], [], [], []
         for i, values in enumerate(labels.res_values):
+            if not self.res_resolved[i]:
+                continue
             for key, ids in values.items():
                 pk = dimension_keys.get(key)
                 if pk is None:
@@ -47,11 +58,14 @@ class Entries:
         self.decided: dict[int, np.ndarray] = {}
         for i, pk in decided:
             self.decided.setdefault(pk, np.zeros(m, dtype=bool))[i] = True
-        self.val_row = np.concatenate([labels.val_row, np.asarray(rows, dtype=np.int64)])
-        self.val_dim = np.concatenate([labels.val_dim, np.asarray(dims, dtype=np.int64)])
-        self.val_cat = np.concatenate([labels.val_cat, np.asarray(cats, dtype=np.int64)])
-        self.size = self.n + m
+        self.val_row = np.concatenate([layer.val_row, np.asarray(rows, dtype=np.int64)])
+        self.val_dim = np.concatenate([layer.val_dim, np.asarray(dims, dtype=np.int64)])
+        self.val_cat = np.concatenate([layer.val_cat, np.asarray(cats, dtype=np.int64)])
         self._codes: dict[tuple[int, int], tuple[np.ndarray, list | None]] = {}
+
+    def proposals(self, pk: int) -> np.ndarray:
+        """Per entry: True where the rater proposed a new category for the dimension."""
+        return self.proposed.get(pk, np.zeros(self.size, dtype=bool))
 
     def _undecided(self, pk: int) -> np.ndarray:
         """Entries with no label of the dimension: resolutions where it is still pending."""
@@ -163,6 +177,9 @@ class Scope:
         second = np.argmax(present & (np.cumsum(present, axis=0) == 2), axis=0) if len(raters) else first
         self.first = np.where(both, self.matrix[first, cols], MISSING) if len(raters) else first
         self.second = np.where(both, self.matrix[second, cols], MISSING) if len(raters) else first
+        # Each issue's first submission in the scope, even when no second rater has submitted yet.
+        self.lead = self.matrix[first, cols] if len(raters) else first
+        self.count = present.sum(axis=0)
 
     @cached_property
     def column_list(self) -> list[int]:

@@ -29,7 +29,14 @@ from typing import Any
 
 import numpy as np
 
-from annotator.agreement import per_category_agreement
+from annotator.agreement import (
+    bootstrap_ci,
+    cohen_kappa,
+    gwet_ac1,
+    krippendorff_alpha,
+    krippendorff_alpha_masi,
+    per_category_agreement,
+)
 
 from .arrays import EXCLUDED_CODE, MISSING, Entries, Scope, take
 from .measures import both_labelled, measure_row, num, trend_value
@@ -170,26 +177,83 @@ def _per_category(dim: _Dimension, pair: np.ndarray, sets: list | None) -> list[
     ]
 
 
-def _after_discussion(entries: Entries, scope: Scope, codes: np.ndarray, sets: list | None, names: dict) -> dict:
-    """Each rater against the final label, on the issues whose final label of this dimension is decided.
+# Why an issue in scope is left out of a figure (its "n left out"), in the order they are tested.
+LEFT_OUT_REASONS = {
+    "one_rater": "labelled by one rater only so far",
+    "no_final_label": "no final label yet",
+    "excluded": "excluded (not a bug / out of scope)",
+    "proposal": "a new category proposed instead of a choice",
+    "missing_label": "no category chosen",
+}
 
-    A resolution lists only decided dimensions; a pending one is absent and so left out here.
+
+def left_out(entries: Entries, dim, codes: np.ndarray, a: np.ndarray, b: np.ndarray, absent: str) -> dict:
+    """n used and n left out (with why) of a two-sided figure over the issues whose entries are ``a``, ``b``.
+
+    ``a`` and ``b`` are entry indices per issue (MISSING where there is none); an issue counts when either side
+    has an entry. It is used when both sides have a label of the dimension; else it is left out for the first
+    reason that holds: one side has no entry at all (``absent``: "one_rater" or "no_final_label"), a side is
+    excluded (outside an issue-type dimension, where exclusion is a label), a side proposed a new category
+    instead of choosing one, or a side chose no category.
     """
+    used = (take(codes, a) >= 0) & (take(codes, b) >= 0)
+    left = ((a >= 0) | (b >= 0)) & ~used
+    missing_side = left & ((a < 0) | (b < 0))
+    rest = left & ~missing_side
+    ia, ib = np.maximum(a, 0), np.maximum(b, 0)
+    if dim is None or dim.issue_type or not entries.size:
+        excluded = np.zeros_like(rest)
+    else:
+        excluded = rest & (entries.excluded[ia] | entries.excluded[ib])
+    proposed = entries.proposals(dim.info.pk) if dim is not None else np.zeros(entries.size, dtype=bool)
+    proposal = rest & ~excluded & ((proposed[ia] | proposed[ib]) if entries.size else rest)
+    counts = {
+        absent: int(missing_side.sum()),
+        "excluded": int(excluded.sum()),
+        "proposal": int(proposal.sum()),
+        "missing_label": int((rest & ~excluded & ~proposal).sum()),
+    }
+    return {"n_left_out": int(left.sum()), "left_out": {k: v for k, v in counts.items() if v}}
+
+
+def _pair_left_out(entries: Entries, scope: Scope, dim, codes: np.ndarray) -> dict:
+    """``left_out`` of a rater-against-rater figure: each issue's first two raters in the scope."""
+    return left_out(entries, dim, codes, scope.lead, scope.second, "one_rater")
+
+
+def _final_entries(entries: Entries, columns: np.ndarray) -> np.ndarray:
+    """Per study issue of ``columns``: the entry of its resolved final label, MISSING where it has none."""
     res_si = entries.res_si
-    if not len(res_si) or not len(scope.columns):
-        return {"available": False, "rows": [], "resolved": 0}
-    pos = np.minimum(np.searchsorted(res_si, scope.columns), len(res_si) - 1)
-    entry = np.where(res_si[pos] == scope.columns, entries.n + pos, MISSING)
-    final = take(codes, entry)
-    positions = np.flatnonzero(final >= 0)
-    if not positions.size:
-        return {"available": False, "rows": [], "resolved": 0}
+    if not len(res_si) or not len(columns):
+        return np.full(len(columns), MISSING, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(res_si, columns), len(res_si) - 1)
+    resolved = (res_si[pos] == columns) & entries.res_resolved[pos]
+    return np.where(resolved, entries.n + pos, MISSING)
+
+
+def _after_discussion(entries: Entries, scope: Scope, dim, codes: np.ndarray, sets: list | None, names: dict) -> dict:
+    """After discussion, from the annotations as they are now (``entries`` is the revised layer):
+    rater against rater, and each rater against the final label over the issues that have one.
+
+    Only a resolved final label counts (not one pending or sent back); a dimension it leaves undecided or
+    empty is missing.
+    """
+    pair_rows, all_rows = scope.rows(codes)
+    revised = {**measure_row(pair_rows, all_rows, sets=sets), **_pair_left_out(entries, scope, dim, codes)}
+    final_entry = _final_entries(entries, scope.columns)
+    resolved = int((final_entry >= 0).sum())
+    final = take(codes, final_entry)
     rows = []
-    for r, rater in enumerate(scope.raters):
-        pair = np.vstack([take(codes, scope.matrix[r][positions]), final[positions]])
-        figures = measure_row(pair, pair, sets=sets)
-        rows.append({"rater": rater, "name": names.get(rater, str(rater)), **figures})
-    return {"available": True, "rows": rows, "resolved": int(positions.size)}
+    if resolved:
+        for r, rater in enumerate(scope.raters):
+            labelled = scope.matrix[r] >= 0
+            own, theirs = scope.matrix[r][labelled], final_entry[labelled]
+            pair = np.vstack([take(codes, own), final[labelled]])
+            figures = measure_row(pair, pair, sets=sets)
+            accounting = left_out(entries, dim, codes, own, theirs, "no_final_label")
+            rows.append({"rater": rater, "name": names.get(rater, str(rater)), **figures, **accounting})
+    available = any(row["n"] for row in rows)
+    return {"available": available, "rows": rows, "resolved": resolved, "revised": revised}
 
 
 def _pairs(scope: Scope, rater_names: dict[int, str]) -> list[dict]:
@@ -200,31 +264,55 @@ def _pairs(scope: Scope, rater_names: dict[int, str]) -> list[dict]:
     ]
 
 
+BEFORE_LABEL = "Independent (first submissions)"
+AFTER_LABEL = "After discussion (revised labels; final labels)"
+
+
 def build_report(
     labels, *, round_number: int | None = None, pair: tuple[int, int] | None = None, level: int | None = None
 ) -> tuple[dict[str, Any], dict[str, list[int]]]:
     """The agreement report (JSON-ready) and, apart, the study issues of every confusion-matrix cell.
 
-    Cell ids are keyed ``"<dimension key>:<row>-<col>"`` (indices into that dimension's confusion categories).
+    Every "before discussion" figure (the summary, levels, pairs, trend, confusion matrices, per category,
+    screening, and so the pilot gate) comes from the raters' first submissions; "after" from the annotations
+    as they are now and the resolved final labels. Cell ids are keyed ``"<dimension key>:<row>-<col>"``
+    (indices into that dimension's confusion categories).
     """
-    entries = Entries(labels, {d.key: d.pk for d in labels.dimensions})
+    keys = {d.key: d.pk for d in labels.dimensions}
+    entries = Entries(labels, keys, labels.first)
+    revised = Entries(labels, keys, labels.revised)
     scope = Scope(entries, round_number=round_number, pair=pair)
+    revised_scope = Scope(revised, round_number=round_number, pair=pair)
     issue_types = _issue_type_keys(labels.dimensions)
     pairs = _pairs(scope, labels.rater_names)
     pair_scopes = [Scope(entries, round_number=round_number, pair=tuple(p["raters"])) for p in pairs]
     round_scopes = [(number, Scope(entries, round_number=number, pair=pair)) for number, _kind in labels.rounds]
+    final = _final_entries(revised, scope.columns)
+    has_resolution = np.isin(scope.columns, entries.res_si)
+    resolved = int((final >= 0).sum())
     report: dict[str, Any] = {
+        "before_label": BEFORE_LABEL,
+        "after_label": AFTER_LABEL,
         "filters": {"round": round_number, "pair": f"{pair[0]}-{pair[1]}" if pair else None, "level": level},
         "rounds": [{"number": n, "kind": kind} for n, kind in labels.rounds],
         "raters": [{"id": r, "name": labels.rater_names.get(r, str(r))} for r in scope.raters],
         "pairs": pairs,
         "pooled": pair is None and len(pairs) > 1,
         "issues": len(scope.columns),
-        "resolutions": int(np.isin(scope.columns, entries.res_si).sum()),
+        "resolved": resolved,
+        "pending": int(has_resolution.sum()) - resolved,
+        "with_raters": len(scope.columns) - int(has_resolution.sum()),
+        "resolutions": resolved,
+        "left_out_reasons": LEFT_OUT_REASONS,
         "dimensions": [],
         "screening": None,
     }
     cells: dict[str, list[int]] = {}
+    # Issues whose first two raters' first submissions agree on everything (exclusion and every dimension).
+    compared = scope.second >= 0
+    unanimous = compared & (
+        take(entries.excluded.astype(np.int64), scope.lead) == take(entries.excluded.astype(np.int64), scope.second)
+    )
     for info in labels.dimensions:
         dim = _Dimension(info, _Tree(labels.categories, info.pk), info.key in issue_types)
         depth = dim.tree.depth
@@ -234,22 +322,25 @@ def build_report(
         for number in levels:
             codes, sets = dim.codes(entries, number)
             pair_rows, all_rows = scope.rows(codes)
-            row = measure_row(pair_rows, all_rows, sets=sets)
+            row = {**measure_row(pair_rows, all_rows, sets=sets), **_pair_left_out(entries, scope, dim, codes)}
             level_rows.append({"level": number, "name": _level_name(info, number, depth), **row})
             if number == detail:
                 summary, detail_pair_rows = level_rows[-1], pair_rows
         codes, sets = dim.codes(entries, detail)
+        unanimous &= take(codes, scope.lead) == take(codes, scope.second)
         confusion, cell_ids = _confusion(dim, scope.columns, detail_pair_rows, sets)
         cells.update({f"{info.key}:{key}": ids for key, ids in cell_ids.items()})
         per_pair = []
         for p, sub in zip(pairs, pair_scopes, strict=True):
             pair_rows, all_rows = sub.rows(codes)
-            per_pair.append({"pair": p["key"], "names": p["names"], **measure_row(pair_rows, all_rows, sets=sets)})
+            row = {**measure_row(pair_rows, all_rows, sets=sets), **_pair_left_out(entries, sub, dim, codes)}
+            per_pair.append({"pair": p["key"], "names": p["names"], **row})
         trend = []
         for number, sub in round_scopes:
             pair_rows, all_rows = sub.rows(codes)
             value = trend_value(pair_rows, all_rows, sets=sets)
             trend.append({"round": number, "value": num(value), "n": both_labelled(pair_rows)})
+        revised_codes, revised_sets = dim.codes(revised, detail)
         report["dimensions"].append(
             {
                 "key": info.key,
@@ -264,15 +355,18 @@ def build_report(
                 "per_pair": per_pair,
                 "confusion": confusion,
                 "per_category": _per_category(dim, detail_pair_rows, sets),
-                "after": _after_discussion(entries, scope, codes, sets, labels.rater_names),
+                "after": _after_discussion(
+                    revised, revised_scope, dim, revised_codes, revised_sets, labels.rater_names
+                ),
                 "trend": trend,
             }
         )
     report["after_available"] = any(d["after"]["available"] for d in report["dimensions"])
+    report["independent_unanimous"] = {"compared": int(compared.sum()), "unanimous": int(unanimous.sum())}
     if not issue_types:
         included = np.where(entries.excluded, EXCLUDED_CODE, 1).astype(np.int64)
         pair_rows, all_rows = scope.rows(included)
-        report["screening"] = measure_row(pair_rows, all_rows)
+        report["screening"] = {**measure_row(pair_rows, all_rows), **_pair_left_out(entries, scope, None, included)}
     report["ci_clipped"] = any(row.get("ci_clipped") for row in _rows(report))
     return report, cells
 
@@ -284,5 +378,68 @@ def _rows(report: dict[str, Any]):
         yield from d["levels"]
         yield from d["per_pair"]
         yield from d["after"]["rows"]
+        yield d["after"]["revised"]
     if report["screening"]:
         yield report["screening"]
+
+
+BOOTSTRAP_RESAMPLES = 1000
+BOOTSTRAP_SEED = 0
+
+
+def _python_rows(rows: np.ndarray, sets: list | None) -> list[list]:
+    """Integer label rows back to the public measures' input: None where missing, label sets for sets."""
+    if sets is None:
+        return [[None if v < 0 else v for v in row] for row in rows.tolist()]
+    return [[None if v < 0 else sets[v] for v in row] for row in rows.tolist()]
+
+
+def _bootstrap(measure, rows: list[list], name: str) -> dict[str, Any]:
+    result = bootstrap_ci(measure, rows, n_resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
+    low, high = num(result.low), num(result.high)
+    note = f"seeded percentile bootstrap over issues ({result.n_resamples} resamples, seed {result.seed})"
+    if low is None or high is None:
+        low = high = None
+        note = f"not estimable: {result.reason or 'the measure is undefined'}"
+    elif high - low <= 1e-9:
+        low = high = None
+        note = "not estimable: every resample gave the same value (zero width)"
+    return {
+        "measure": name,
+        "estimate": num(result.estimate),
+        "low": low,
+        "high": high,
+        "level": result.level,
+        "n_resamples": result.n_resamples,
+        "seed": result.seed,
+        "note": note,
+    }
+
+
+def bootstrap_summaries(
+    labels, *, round_number: int | None = None, pair: tuple[int, int] | None = None, level: int | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Seeded bootstrap intervals of each dimension's independent summary figures, by dimension key.
+
+    Kappa has an analytic interval, but not where it is not estimable; alpha and AC1 (and alpha with MASI for
+    sets) have none at all: the bootstrap gives each an interval. It resamples issues, so it costs about
+    ``BOOTSTRAP_RESAMPLES`` computations of each measure: computed only when asked for, and cached.
+    """
+    entries = Entries(labels, {d.key: d.pk for d in labels.dimensions}, labels.first)
+    scope = Scope(entries, round_number=round_number, pair=pair)
+    issue_types = _issue_type_keys(labels.dimensions)
+    out: dict[str, list[dict[str, Any]]] = {}
+    for info in labels.dimensions:
+        dim = _Dimension(info, _Tree(labels.categories, info.pk), info.key in issue_types)
+        detail = min(level, dim.tree.depth) if level else dim.tree.depth
+        codes, sets = dim.codes(entries, detail)
+        pair_rows, all_rows = scope.rows(codes)
+        every = _python_rows(all_rows, sets)
+        if sets is not None:
+            out[info.key] = [_bootstrap(krippendorff_alpha_masi, every, "alpha_masi")] if every else []
+            continue
+        out[info.key] = [
+            _bootstrap(cohen_kappa, _python_rows(pair_rows, None), "kappa"),
+            *([_bootstrap(krippendorff_alpha, every, "alpha"), _bootstrap(gwet_ac1, every, "ac1")] if every else []),
+        ]
+    return out

@@ -26,6 +26,9 @@ def _gate_round(report: dict) -> int | None:
 def agreement_gate(*, study: Study, version: str | None = None) -> dict[str, Any]:
     """Each dimension's gate measure (kappa; alpha with MASI for multi-valued ones) against the threshold.
 
+    From the raters' first, independent submissions (the report's "before discussion" figures): labels revised
+    after a send-back cannot open the gate.
+
     Measured on the latest pilot round, or on every issue when the study has no pilot round. An undefined
     value (no issue labelled by both raters, a single category throughout...) does not pass.
     """
@@ -49,12 +52,15 @@ def agreement_gate(*, study: Study, version: str | None = None) -> dict[str, Any
                 "measure_name": MEASURE_NAMES[row["gate_measure"]],
                 "value": value,
                 "n": row["n"],
+                "n_left_out": row.get("n_left_out", 0),
+                "left_out": row.get("left_out", {}),
                 "passed": value is not None and not math.isnan(value) and value >= threshold - 1e-12,
                 "undefined": row["undefined"],
             }
         )
     failing = [d for d in dimensions if not d["passed"]]
     gate = {
+        "basis": report.get("before_label", ""),
         "threshold": threshold,
         "round": round_number,
         "passed": bool(dimensions) and not failing,
@@ -78,7 +84,8 @@ def gate_refusal(gate: dict) -> str:
         parts.append(f"{d['name']} ({d['measure_name']} {shown}, n={d['n']})")
     where = f"round {gate['round']}" if gate["round"] is not None else "the labelled issues"
     return (
-        f"Agreement on {where} is below the threshold {gate['threshold']:.2f} on: {', '.join(parts)}. "
+        f"Independent agreement (first submissions) on {where} is below the threshold {gate['threshold']:.2f} "
+        f"on: {', '.join(parts)}. "
         "Discuss the disagreements, sharpen the guidelines and label more pilot issues, "
         "or leave the pilot anyway with a written reason."
     )

@@ -107,9 +107,7 @@ def alpha(rows: Coded) -> float:
 
 
 def ac1(rows: Coded) -> float:
-    """``gwet_ac1`` on every rater's row (two raters: the items both labelled)."""
-    if rows.n_raters == 2:
-        rows = complete_pairs(rows, keep_categories=False)
+    """``gwet_ac1`` on every rater's row (missing ratings as in Gwet's handbook)."""
     return _measure("gwet_ac1", rows)[0]
 
 
@@ -150,12 +148,18 @@ def measure_row(pair: np.ndarray, every: np.ndarray, *, sets: Sequence | None = 
             "gate_measure": "alpha_masi",
             "gate_value": num(value),
             "undefined": str(reason or ("no issue was labelled by two raters" if not n else "")),
+            "ci_estimable": False,
+            "ci_note": "no analytic interval for alpha with MASI (a bootstrap interval can be asked for)",
         }
     ci = kappa_ci(pair_coded)
     every_coded = encode(every)
+    agreement = num(percent(pair_coded)[0])
+    estimable, note = interval_estimable(ci, agreement)
+    if not estimable:
+        ci = {**ci, "low": math.nan, "high": math.nan, "clipped": False}
     return {
         "n": n,
-        "percent": num(percent(pair_coded)[0]),
+        "percent": agreement,
         "exact_set": None,
         "kappa": num(ci["kappa"]),
         "se": num(ci["se"]),
@@ -168,7 +172,26 @@ def measure_row(pair: np.ndarray, every: np.ndarray, *, sets: Sequence | None = 
         "gate_measure": "kappa",
         "gate_value": num(ci["kappa"]),
         "undefined": ci["reason"],
+        "ci_estimable": estimable,
+        "ci_note": note,
     }
+
+
+def interval_estimable(ci: dict[str, Any], agreement: float | None) -> tuple[bool, str]:
+    """Whether kappa's Wald interval says anything, and if not, why ("not estimable").
+
+    Undefined kappa has no interval; a zero-width one (the large-sample SE is 0, e.g. when the raters agree on
+    every issue) is not an interval of uncertainty either, and printed as "1.00 - 1.00" it would claim certainty
+    a handful of issues cannot give.
+    """
+    low, high = num(ci["low"]), num(ci["high"])
+    if ci["reason"] or low is None or high is None:
+        return False, f"not estimable: {ci['reason'] or 'kappa is undefined'}"
+    if high - low > 1e-9:
+        return True, ""
+    if agreement is not None and agreement >= 1 - 1e-12:
+        return False, "not estimable: the raters agree on every issue (the standard error is 0)"
+    return False, "not estimable: zero width (the standard error is 0)"
 
 
 def trend_value(pair: np.ndarray, every: np.ndarray, *, sets: Sequence | None = None) -> float:

@@ -16,18 +16,19 @@ from annotator.models import Study
 from annotator.selectors.agreement import labels_version, study_labels
 from core.errors import DomainError
 
-from .compute import build_report
+from .compute import bootstrap_summaries, build_report
 
 CACHE_SECONDS = 7 * 24 * 3600
-FORMAT = 2  # bump when the report's shape changes, so old cache entries are not read
+FORMAT = 3  # bump when the report's shape changes, so old cache entries are not read
 
 
-def parse_pair(text: str | None) -> tuple[int, int] | None:
-    """ "12-15" -> (12, 15): a pair of rater ids, in either order."""
+def parse_pair(text: str | None, aliases: dict[int, str] | None = None) -> tuple[int, int] | None:
+    """ "12-15" -> (12, 15): a pair of rater ids, in either order; with ``aliases`` also "R1-R2"."""
     if not text:
         return None
+    by_alias = {alias.lower(): pk for pk, alias in (aliases or {}).items()}
     try:
-        a, b = (int(part) for part in str(text).split("-"))
+        a, b = (by_alias[part.lower()] if part.lower() in by_alias else int(part) for part in str(text).split("-"))
     except ValueError:
         raise DomainError(
             f"A rater pair is written as two rater ids, e.g. 12-15; got '{text}'.", field="pair"
@@ -61,6 +62,41 @@ def _compute(study: Study, version: str, round_number, pair, level) -> tuple[dic
     return report, cells
 
 
+def report_with_aliases(report: dict[str, Any], aliases: dict[int, str] | None) -> dict[str, Any]:
+    """The report with every rater named by pseudonym (``rater_aliases``), ids hidden; as it is without aliases.
+
+    Pair keys become "R1-R2" (``parse_pair`` reads them back with the same aliases).
+    """
+    if aliases is None:
+        return report
+
+    def alias(pk) -> str:
+        return aliases.get(int(pk), "R?")
+
+    def key(text: str | None) -> str | None:
+        return "-".join(alias(part) for part in text.split("-")) if text else text
+
+    def pair_row(row: dict) -> dict:
+        names = [alias(part) for part in row["pair"].split("-")]
+        return {**row, "pair": "-".join(names), "names": names}
+
+    dimensions = []
+    for d in report["dimensions"]:
+        after = {**d["after"], "rows": [{**r, "rater": None, "name": alias(r["rater"])} for r in d["after"]["rows"]]}
+        dimensions.append({**d, "per_pair": [pair_row(r) for r in d.get("per_pair", [])], "after": after})
+    return {
+        **report,
+        "filters": {**report["filters"], "pair": key(report["filters"]["pair"])},
+        "raters": [{"id": None, "name": alias(r["id"])} for r in report["raters"]],
+        "pairs": [
+            {**p, "key": key(p["key"]), "raters": [None, None], "names": [alias(r) for r in p["raters"]]}
+            for p in report["pairs"]
+        ],
+        "dimensions": dimensions,
+        "anonymous": True,
+    }
+
+
 def _check_filters(report: dict, round_number, pair, level) -> None:
     rounds = [r["number"] for r in report["rounds"]]
     if round_number is not None and round_number not in rounds:
@@ -86,10 +122,13 @@ def agreement_report(
     pair: tuple[int, int] | None = None,
     level: int | None = None,
     version: str | None = None,
+    bootstrap: bool = False,
 ) -> dict[str, Any]:
     """The study's agreement report for the filters, from the cache when its labels have not changed.
 
     ``version`` (from ``labels_version``) saves its query when the caller asked for it already.
+    ``bootstrap``: add seeded bootstrap intervals to each dimension's summary (``summary["bootstrap"]``),
+    computed once per labels version and filters, and cached beside the report.
     """
     version = version or labels_version(study=study)
     report_key, _ = _keys(study, version, round_number, pair, level)
@@ -97,7 +136,22 @@ def agreement_report(
     if report is None:
         report, _ = _compute(study, version, round_number, pair, level)
     _check_filters(report, round_number, pair, level)
+    if bootstrap:
+        report = _with_bootstrap(study, version, report, round_number, pair, level)
     return report
+
+
+def _with_bootstrap(study: Study, version: str, report: dict, round_number, pair, level) -> dict:
+    key = f"{_keys(study, version, round_number, pair, level)[0]}:bootstrap"
+    intervals = cache.get(key)
+    if intervals is None:
+        labels = _labels(study, version)
+        intervals = bootstrap_summaries(labels, round_number=round_number, pair=pair, level=level)
+        cache.set(key, intervals, CACHE_SECONDS)
+    dimensions = [
+        {**d, "summary": {**d["summary"], "bootstrap": intervals.get(d["key"], [])}} for d in report["dimensions"]
+    ]
+    return {**report, "dimensions": dimensions}
 
 
 def agreement_cell(
@@ -128,40 +182,58 @@ def agreement_cell(
     return part, cells.get(f"{dimension}:{row}-{col}", [])
 
 
+# basis: which labels a row measures ("independent": first submissions; "after discussion": revised labels).
 # kappa_low / kappa_high: the 95% Wald interval clipped to kappa's range [-1, 1]; kappa_ci_clipped is true when
-# an end was clipped, false when not, empty where there is no interval.
+# an end was clipped, false when not, empty where there is no interval; kappa_ci_note says why there is none
+# ("not estimable: ..."). n_left_out: issues of the scope left out of n, left_out: how many for each reason.
 TABLE_COLUMNS = [
+    "basis",
     "view",
     "dimension",
     "level",
     "pair",
     "rater",
     "n",
+    "n_left_out",
+    "left_out",
     "percent_agreement",
     "kappa",
     "kappa_low",
     "kappa_high",
     "kappa_ci_clipped",
+    "kappa_ci_note",
     "alpha",
     "ac1",
     "band",
     "undefined",
 ]
 
+INDEPENDENT = "independent (first submissions)"
+AFTER = "after discussion"
 
-def _flat(view: str, dimension: str, level: str, pair: str, rater: str, row: dict) -> list:
+
+def left_out_text(row: dict, reasons: dict[str, str]) -> str:
+    """ "2 a new category proposed instead of a choice; 1 no category chosen" (empty when nothing is left out)."""
+    return "; ".join(f"{count} {reasons.get(key, key)}" for key, count in (row.get("left_out") or {}).items())
+
+
+def _flat(basis: str, view: str, dimension: str, level: str, pair: str, rater: str, row: dict, reasons: dict) -> list:
     return [
+        basis,
         view,
         dimension,
         level,
         pair,
         rater,
         row["n"],
+        row.get("n_left_out", 0),
+        left_out_text(row, reasons),
         row["percent"],
         row["kappa"],
         row["low"],
         row["high"],
         row.get("ci_clipped"),
+        row.get("ci_note", ""),
         row["alpha"],
         row["ac1"],
         row["band"],
@@ -172,19 +244,28 @@ def _flat(view: str, dimension: str, level: str, pair: str, rater: str, row: dic
 def report_rows(report: dict, *, by_level: bool = True, by_pair: bool = True, after: bool = True) -> Iterator[list]:
     """The report as rows under TABLE_COLUMNS: one "overall" row per dimension, then the views asked for."""
     names = {r["id"]: r["name"] for r in report["raters"]}
+    reasons = report.get("left_out_reasons", {})
+
+    def flat(basis, view, dimension, level, pair, rater, row):
+        return _flat(basis, view, dimension, level, pair, rater, row, reasons)
+
     for d in report["dimensions"]:
-        yield _flat("overall", d["name"], d["detail_level_name"], "", "", d["summary"])
+        yield flat(INDEPENDENT, "overall", d["name"], d["detail_level_name"], "", "", d["summary"])
     if by_level:
         for d in report["dimensions"]:
             for row in d["levels"]:
-                yield _flat("level", d["name"], f"{row['level']}: {row['name']}", "", "", row)
+                yield flat(INDEPENDENT, "level", d["name"], f"{row['level']}: {row['name']}", "", "", row)
     if by_pair:
         for d in report["dimensions"]:
             for row in d["per_pair"]:
-                yield _flat("pair", d["name"], d["detail_level_name"], " / ".join(row["names"]), "", row)
+                yield flat(INDEPENDENT, "pair", d["name"], d["detail_level_name"], " / ".join(row["names"]), "", row)
+    if report.get("screening"):
+        yield flat(INDEPENDENT, "screening", "Included or excluded", "", "", "", report["screening"])
     if after:
         for d in report["dimensions"]:
+            revised = d["after"].get("revised")
+            if revised:
+                yield flat(AFTER, "rater against rater", d["name"], d["detail_level_name"], "", "", revised)
             for row in d["after"]["rows"]:
-                yield _flat("after discussion", d["name"], d["detail_level_name"], "", names.get(row["rater"], ""), row)
-    if report.get("screening"):
-        yield _flat("screening", "Included or excluded", "", "", "", report["screening"])
+                rater = row.get("name") or names.get(row["rater"], "")
+                yield flat(AFTER, "against the final label", d["name"], d["detail_level_name"], "", rater, row)

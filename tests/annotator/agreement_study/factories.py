@@ -6,6 +6,7 @@ from django.utils import timezone
 
 from annotator.models import Annotation, AnnotationValue, Assignment, Resolution, Study
 from annotator.services.agreement.version import study_labels_changed
+from annotator.services.first_submissions import first_submission_record
 from annotator.services.sampling import SampleFilters, study_round_draw
 from tests.annotator.factories_issues import IssueFactory, RepositoryFactory
 from tests.annotator.studies.factories import make_study, make_taxonomy
@@ -52,13 +53,17 @@ def assignments_of(study: Study, rater) -> list[Assignment]:
     )
 
 
-def write_label(assignment: Assignment, categories: Sequence = (), *, excluded: bool = False) -> Annotation:
-    """Submit `categories` (of any dimensions) as the rater's labels, bypassing the form checks.
+def write_label(
+    assignment: Assignment, categories: Sequence = (), *, excluded: bool = False, proposals: dict | None = None
+) -> Annotation:
+    """Submit `categories` (of any dimensions) as the rater's labels, bypassing the form checks; the first
+    submit of an annotation is also its first submission (independent labels), as with the submit service.
 
     Like the annotation services, it bumps the study's labels version (the agreement report's cache key)."""
     annotation = assignment.annotation
     annotation.excluded = excluded
     annotation.excluded_reason = Annotation.ExcludedReason.NOT_A_BUG if excluded else ""
+    annotation.proposals = dict(proposals or {})
     annotation.submitted_at = timezone.now()
     annotation.save()
     AnnotationValue.objects.filter(annotation=annotation).delete()
@@ -66,6 +71,12 @@ def write_label(assignment: Assignment, categories: Sequence = (), *, excluded: 
         [AnnotationValue(annotation=annotation, dimension_id=c.dimension_id, category=c) for c in categories]
     )
     Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED, submitted_at=timezone.now())
+    # As the submit service does: the first submit is kept as the rater's independent labels; later ones revise.
+    first_submission_record(
+        annotation=annotation,
+        values=[(c.dimension_id, c.pk) for c in categories],
+        submitted_at=annotation.submitted_at,
+    )
     study_labels_changed(study_id=assignment.study_issue.study_id)
     return annotation
 

@@ -86,19 +86,20 @@ def test_csv_has_a_row_per_view_and_is_formula_safe(users):
     write_label(assignments_of(study, users["rater_a"])[0], [study.taxonomy_fixture["cats"]["symptom"][0]])
     response = api(users, "owner").get(url(study), {"format": "csv"})
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
-    rows = list(csv.reader(io.StringIO(response.content.decode())))
-    assert rows[0][:3] == ["view", "dimension", "level"]
-    overall = next(r for r in rows if r[0] == "overall" and r[1] == "Symptom")
-    assert overall[5] == "50" and float(overall[7]) == pytest.approx(0.4)
-    names = [r[3] for r in rows if r[0] == "pair"]
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert list(rows[0])[:4] == ["basis", "view", "dimension", "level"]
+    overall = next(r for r in rows if r["view"] == "overall" and r["dimension"] == "Symptom")
+    assert overall["basis"] == "independent (first submissions)"
+    assert overall["n"] == "50" and float(overall["kappa"]) == pytest.approx(0.4)
+    names = [r["pair"] for r in rows if r["view"] == "pair"]
     assert names and all(name.startswith("'=") for name in names)  # quoted: text, not a formula
 
 
 def test_csv_for_a_rater_leaves_out_the_pairs(users):
     study = grant_study(users)
     Study.objects.filter(pk=study.pk).update(phase="published")
-    rows = list(csv.reader(io.StringIO(api(users, "rater_a").get(url(study), {"format": "csv"}).content.decode())))
-    assert not [r for r in rows if r[0] == "pair"]
+    rows = list(csv.DictReader(io.StringIO(api(users, "rater_a").get(url(study), {"format": "csv"}).content.decode())))
+    assert rows and not [r for r in rows if r["view"] == "pair"]
 
 
 def test_the_schema_documents_the_endpoint_without_warnings(users, capsys):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from annotator.selectors.agreement import CategoryInfo, DimensionInfo, StudyLabels
+from annotator.selectors.agreement import CategoryInfo, DimensionInfo, LabelLayer, StudyLabels
 from annotator.services.agreement import arrays
 from annotator.services.agreement.arrays import EXCLUDED_CODE, MISSING, Entries
 from annotator.services.agreement.compute import _Dimension, _Tree
@@ -27,13 +27,15 @@ def labels(*, multi: bool) -> StudyLabels:
         CATEGORIES,
         [(1, "main")],
         {},
-        ann_si=np.array([1, 1, 2, 2]),
-        ann_rater=np.array([7, 8, 7, 8]),
-        ann_round=np.array([1, 1, 1, 1]),
-        ann_excluded=np.array([False, False, True, False]),
-        val_row=np.array([0, 0, 1, 2]),
-        val_dim=np.array([1, 1, 1, 1]),
-        val_cat=np.array([11, 21, 22, 11]),
+        first=LabelLayer(
+            si=np.array([1, 1, 2, 2]),
+            rater=np.array([7, 8, 7, 8]),
+            round=np.array([1, 1, 1, 1]),
+            excluded=np.array([False, False, True, False]),
+            val_row=np.array([0, 0, 1, 2]),
+            val_dim=np.array([1, 1, 1, 1]),
+            val_cat=np.array([11, 21, 22, 11]),
+        ),
         res_si=np.array([1, 2]),
         res_excluded=np.array([False, False]),
         res_values=[{"fix": [21]}, {}],

@@ -62,7 +62,8 @@ def test_rows_without_an_interval_have_no_flag(users):
 def test_the_csv_has_a_clipped_column(users):
     rows = list(report_rows(agreement_report(study=six_issue_study(users)), by_level=False, by_pair=False))
     i, high = TABLE_COLUMNS.index("kappa_ci_clipped"), TABLE_COLUMNS.index("kappa_high")
-    overall = next(r for r in rows if r[0] == "overall" and r[1] == "Symptom")
+    view, dimension = TABLE_COLUMNS.index("view"), TABLE_COLUMNS.index("dimension")
+    overall = next(r for r in rows if r[view] == "overall" and r[dimension] == "Symptom")
     assert overall[high] == 1.0 and overall[i] is True
 
 

@@ -52,8 +52,14 @@ def test_single_valued_figures_equal_the_public_measures(columns, offset):
     ci = cohen_kappa_ci(pair_rows)
     assert row["n"] == sum(1 for a, b in zip(*pair_rows, strict=True) if a is not None and b is not None)
     assert same(row["percent"], none_if_nan(percent_agreement(pair_rows)))
-    for key, value in (("kappa", ci.kappa), ("se", ci.se), ("low", ci.low), ("high", ci.high)):
+    for key, value in (("kappa", ci.kappa), ("se", ci.se)):
         assert same(row[key], none_if_nan(value)), key
+    if row["ci_estimable"]:
+        assert same(row["low"], none_if_nan(ci.low)) and same(row["high"], none_if_nan(ci.high))
+        assert ci.high - ci.low > 0
+    else:  # undefined, or of zero width: "not estimable", never printed as "1.00 - 1.00"
+        assert row["low"] is None and row["high"] is None and row["ci_note"].startswith("not estimable")
+        assert math.isnan(ci.low) or ci.high == ci.low
     assert same(row["alpha"], none_if_nan(krippendorff_alpha(all_rows)))
     assert same(row["ac1"], none_if_nan(gwet_ac1(all_rows)))
     assert row["band"] == landis_koch_band(ci.kappa)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from annotator.agreement import krippendorff_alpha_masi, percent_agreement
-from annotator.selectors.agreement import CategoryInfo, DimensionInfo, StudyLabels
+from annotator.selectors.agreement import CategoryInfo, DimensionInfo, LabelLayer, StudyLabels
 from annotator.services.agreement import agreement_report
 from annotator.services.agreement.arrays import EXCLUDED_CODE, MISSING, Entries
 from annotator.services.agreement.compute import _Dimension, _Tree
@@ -107,10 +107,14 @@ def test_an_optional_dimension_skipped_through_the_labelling_service_does_not_co
 
 def test_an_issue_excluded_by_a_rater_keeps_its_own_handling(users):
     study, _ = six_issues(users, blank_key="stage")
-    write_label(assignments_of(study, users["rater_a"])[0], [], excluded=True)
+    write_label(assignments_of(study, users["rater_a"])[0], [], excluded=True)  # a revision, after discussion
     report = agreement_report(study=study)
-    assert dimension(report, "stage")["summary"]["n"] == 4  # the excluded issue and the blank one are out
-    assert report["screening"]["n"] == 6  # but the exclusion itself is compared on every issue
+    revised = dimension(report, "stage")["after"]["revised"]
+    assert revised["n"] == 4  # the excluded issue and the blank one are out, and say why
+    assert revised["left_out"] == {"excluded": 1, "missing_label": 1}
+    independent = dimension(report, "stage")["summary"]
+    assert (independent["n"], independent["left_out"]) == (5, {"missing_label": 1})
+    assert report["screening"]["n"] == 6  # the exclusion itself is compared on every issue
 
 
 def test_a_final_label_with_no_category_is_left_out_after_discussion(users):
@@ -120,8 +124,10 @@ def test_a_final_label_with_no_category_is_left_out_after_discussion(users):
     write_resolution(issues[0], {"stage": [s0.pk]})
     write_resolution(issues[1], {"stage": []})  # decided, but with no category: nothing to compare with
     after = dimension(agreement_report(study=study), "stage")["after"]
-    assert after["available"] and after["resolved"] == 1
+    assert after["available"] and after["resolved"] == 2
     assert [row["n"] for row in after["rows"]] == [1, 1]
+    # Issue 1's final label has no stage; the four issues without a final label are not compared either.
+    assert [row["left_out"] for row in after["rows"]] == [{"no_final_label": 4, "missing_label": 1}] * 2
 
 
 # The same rule on the encoded arrays (no database): an annotation with no category of the dimension is missing.
@@ -135,13 +141,15 @@ def _labels(multi: bool) -> StudyLabels:
         CATEGORIES,
         [(1, "main")],
         {},
-        ann_si=np.array([1, 1, 2, 2]),
-        ann_rater=np.array([7, 8, 7, 8]),
-        ann_round=np.array([1, 1, 1, 1]),
-        ann_excluded=np.array([False, False, True, False]),
-        val_row=np.array([0, 3, 3]),
-        val_dim=np.array([1, 1, 1]),
-        val_cat=np.array([10, 10, 20]),
+        first=LabelLayer(
+            si=np.array([1, 1, 2, 2]),
+            rater=np.array([7, 8, 7, 8]),
+            round=np.array([1, 1, 1, 1]),
+            excluded=np.array([False, False, True, False]),
+            val_row=np.array([0, 3, 3]),
+            val_dim=np.array([1, 1, 1]),
+            val_cat=np.array([10, 10, 20]),
+        ),
         res_si=np.array([1, 2]),
         res_excluded=np.array([False, False]),
         res_values=[{"kind": []}, {"kind": [20]}],

@@ -58,7 +58,7 @@ def test_the_page_shows_kappa_interval_and_n(users, client_for):
     html = client_for("owner").get(url(study)).content.decode()
     row = re.search(r'<tr data-testid="summary-symptom">(.*?)</tr>', html, re.S).group(1)
     assert ">50<" in row and "70.0%" in row and "0.40" in row and "0.15 – 0.65" in row and "fair" in row
-    assert "After discussion: not available yet" in html
+    assert "Not available yet (no issue has a final label)" in html
 
 
 def test_the_heatmap_is_shaded_by_classes_with_no_inline_style_or_script(users, client_for):

@@ -128,11 +128,12 @@ def test_multi_valued_dimension_uses_alpha_with_masi_and_exact_sets(users):
 def test_an_excluded_issue_leaves_the_dimensions_and_counts_in_screening(users):
     study = grant_study(users)
     first_a = assignments_of(study, users["rater_a"])[0]
-    write_label(first_a, [], excluded=True)
+    write_label(first_a, [], excluded=True)  # a revision: after discussion only
     report = agreement_report(study=study)
-    assert dimension(report, "symptom")["summary"]["n"] == 49
-    assert report["screening"]["n"] == 50
-    assert report["screening"]["percent"] == pytest.approx(49 / 50)
+    assert dimension(report, "symptom")["after"]["revised"]["n"] == 49
+    assert dimension(report, "symptom")["after"]["revised"]["left_out"] == {"excluded": 1}
+    assert dimension(report, "symptom")["summary"]["n"] == 50
+    assert report["screening"]["n"] == 50 and report["screening"]["percent"] == pytest.approx(1.0)
 
 
 def test_after_discussion_is_each_rater_against_the_final_label(users):
@@ -197,9 +198,11 @@ def test_the_report_is_cached_until_a_label_changes(users, django_assert_num_que
         expected_version=annotation.version,
     )
     fresh = agreement_report(study=Study.objects.get(pk=study.pk))
+    # A revision is after discussion: the independent figures (first submissions) stay as they were.
     table = [[c["count"] for c in row["cells"]] for row in dimension(fresh, "symptom")["confusion"]["rows"]]
-    assert table == [[21, 4], [10, 15]]
-    assert dimension(fresh, "symptom")["summary"]["kappa"] == pytest.approx(0.44, abs=1e-9)
+    assert table == [[20, 5], [10, 15]]
+    assert dimension(fresh, "symptom")["summary"]["kappa"] == pytest.approx(0.4, abs=1e-9)
+    assert dimension(fresh, "symptom")["after"]["revised"]["kappa"] == pytest.approx(0.44, abs=1e-9)
 
 
 def test_a_new_resolution_changes_the_labels_version(users):
@@ -215,4 +218,7 @@ def test_a_new_resolution_changes_the_labels_version(users):
 def test_flat_rows_have_one_overall_row_per_dimension(users):
     report = agreement_report(study=grant_study(users))
     rows = list(report_rows(report, by_level=False, by_pair=False))
-    assert [r[0] for r in rows] == ["overall", "overall", "overall", "screening"]
+    assert [r[:2] for r in rows] == [["independent (first submissions)", "overall"]] * 3 + [
+        ["independent (first submissions)", "screening"],
+        *[["after discussion", "rater against rater"]] * 3,
+    ]
