@@ -8,7 +8,7 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from annotator.models import Annotation, Assignment, Resolution
-from tests.annotator.studies.conftest import build_world
+from tests.annotator.worlds import build_world
 
 pytestmark = pytest.mark.django_db
 
