@@ -5,6 +5,8 @@ the new version becomes visible exactly when the new labels do. Once that transa
 the report's recomputation (debounced: one queued task per study at a time), so the next page view is warm.
 """
 
+from datetime import timedelta
+
 from celery import current_app
 from django.core.cache import cache
 from django.db import connection, transaction
@@ -49,7 +51,12 @@ def agreement_precompute_soon(*, study_id: int) -> bool:
         return False
     if not cache.add(precompute_lock_key(study_id), 1, PRECOMPUTE_LOCK_SECONDS):
         return False
-    from annotator.tasks.agreement import agreement_precompute  # tasks import the services, not the other way
+    from annotator.jobs import task_send
 
-    agreement_precompute.apply_async(args=[study_id], countdown=PRECOMPUTE_DELAY_SECONDS)
+    # Runs after the rater's write has committed: with the broker down the write stands, the lock is let go,
+    # and the next view of the agreement page computes the report itself.
+    when = timezone.now() + timedelta(seconds=PRECOMPUTE_DELAY_SECONDS)
+    if not task_send("annotator.agreement_precompute", args=[study_id], eta=when):
+        cache.delete(precompute_lock_key(study_id))
+        return False
     return True

@@ -127,3 +127,27 @@ def test_sync_now_while_the_broker_is_down_opens_the_new_job_with_the_message(cl
     assert job.status == ImportJob.Status.NOT_QUEUED
     assert response.redirect_chain == [(f"/imports/github/jobs/{job.pk}/", 302)]
     assert DOWN_MESSAGE in response.content.decode()
+
+
+def test_a_submit_while_the_broker_is_down_is_saved_and_answers_200(users, broker_down):
+    """The agreement report's recomputation is queued after the rater's write commits; a broker that cannot
+    take it must not turn a saved submit into an error (the agreement page computes the report itself)."""
+    from django.core.cache import cache
+    from rest_framework.test import APIClient
+
+    from annotator.models import Annotation
+    from annotator.services.agreement.version import precompute_lock_key
+    from tests.annotator.worlds import build_world
+
+    with broker(None):
+        world = build_world(users, n_issues=2)
+    api = APIClient()
+    api.force_authenticate(users["rater_a"])
+    body = {
+        "values": {"symptom": [world.cats["symptom"][0].pk], "root_cause": [world.cats["root_cause"][0].pk]},
+        "version": 1,
+    }
+    response = api.post(f"/api/v1/annotations/{world.a.annotation.pk}/submit/", body, format="json")
+    assert response.status_code == 200, response.content
+    assert Annotation.objects.get(pk=world.a.annotation.pk).submitted_at is not None
+    assert cache.get(precompute_lock_key(world.study.pk)) is None, "the next page view may queue it again"
