@@ -125,6 +125,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         }
     )
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    VAR_DIR.mkdir(parents=True, exist_ok=True)  # a fresh clone has no var/ yet; SQLite does not create folders
     # The tests run threads against the database: an in-memory one has no WAL and fails instead of waiting.
     DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", str(VAR_DIR / "test_taxonomist.sqlite3"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -340,7 +340,9 @@ def test_backfill_does_not_hold_the_labels_version_while_locking_the_next_issue(
         pytest.skip("PostgreSQL row-lock order (SQLite takes one lock for the whole database)")
     from taxonomy.services import version_publish
     from tests.annotator.worlds import build_world, label_all
+    from tests.factories import make_taxonomy_maintainer
 
+    make_taxonomy_maintainer(users["owner"])  # the owner also drafts the next version
     world = build_world(users, n_issues=3)
     version_publish(version=world.study.taxonomy_version)
     label_all(world, users)
@@ -370,7 +372,9 @@ def test_a_move_and_an_autosave_of_one_annotation_do_not_deadlock(users):
         pytest.skip("PostgreSQL row-lock order (SQLite takes one lock for the whole database)")
     from taxonomy.services import version_publish
     from tests.annotator.worlds import build_world, label_all
+    from tests.factories import make_taxonomy_maintainer
 
+    make_taxonomy_maintainer(users["owner"])  # the owner also drafts the next version
     world = build_world(users, n_issues=3)
     version_publish(version=world.study.taxonomy_version)
     label_all(world, users)
