@@ -30,46 +30,52 @@ def _back(study) -> HttpResponse:
     return redirect(f"/studies/{study.pk}/#members")
 
 
+def _act(request: HttpRequest, study, write, success: str) -> HttpResponse:
+    """Run one member service; its refusal becomes a message on the study page, never an error page."""
+    try:
+        member = write()
+    except DomainError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, success.format(member=member, role=member and member.get_role_display().lower()))
+    return _back(study)
+
+
 @login_required
 @require_POST
 def member_add(request: HttpRequest, pk: int) -> HttpResponse:
     study = _managed_study(request, pk)
-    try:
+
+    def write():
         user = study_member_find_user(who=request.POST.get("who", ""))
-        member = study_member_add(study=study, actor=request.user, user=user, role=request.POST.get("role", ""))
-    except DomainError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, f"{member.user} is now {member.get_role_display().lower()} of this study.")
-    return _back(study)
+        return study_member_add(study=study, actor=request.user, user=user, role=request.POST.get("role", ""))
+
+    return _act(request, study, write, "{member.user} is now {role} of this study.")
 
 
 @login_required
 @require_POST
 def member_role(request: HttpRequest, pk: int, member_pk: int) -> HttpResponse:
     study = _managed_study(request, pk)
-    try:
-        member = study_member_set_role(
-            study=study, actor=request.user, member=member_pk, role=request.POST.get("role", "")
-        )
-    except DomainError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, f"{member.user} is now {member.get_role_display().lower()} of this study.")
-    return _back(study)
+    role = request.POST.get("role", "")
+    return _act(
+        request,
+        study,
+        lambda: study_member_set_role(study=study, actor=request.user, member=member_pk, role=role),
+        "{member.user} is now {role} of this study.",
+    )
 
 
 @login_required
 @require_POST
 def member_remove(request: HttpRequest, pk: int, member_pk: int) -> HttpResponse:
     study = _managed_study(request, pk)
-    try:
-        study_member_remove(study=study, actor=request.user, member=member_pk)
-    except DomainError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, "Member removed; their labels stay in the study.")
-    return _back(study)
+    return _act(
+        request,
+        study,
+        lambda: study_member_remove(study=study, actor=request.user, member=member_pk),
+        "Member removed; their labels stay in the study.",
+    )
 
 
 urlpatterns = [

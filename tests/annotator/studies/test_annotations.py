@@ -287,3 +287,23 @@ def test_a_resubmit_after_a_send_back_leaves_the_first_submission(world, users):
     b.refresh_from_db()
     assert sorted(b.values.values_list("category_id", flat=True)) != first_b[1]
     assert _first_submission(b) == first_b
+
+
+@pytest.mark.postgres
+def test_the_database_refuses_to_change_a_first_submission(world, users):
+    from django.db import IntegrityError, connection, transaction
+
+    from annotator.models import FirstSubmission, FirstSubmissionValue
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the guard is a PostgreSQL trigger; on SQLite the services are the only writers")
+    annotation_submit(
+        annotation=world.a.annotation, actor=users["rater_a"], data=complete_input(world), expected_version=1
+    )
+    first = FirstSubmission.objects.get(annotation=world.a.annotation)
+    with pytest.raises(IntegrityError, match="never changed"), transaction.atomic():
+        FirstSubmission.objects.filter(pk=first.pk).update(note="rewritten")
+    with pytest.raises(IntegrityError, match="never changed"), transaction.atomic():
+        FirstSubmissionValue.objects.filter(first_submission=first).update(category=world.cats["symptom"][2])
+    first.refresh_from_db()
+    assert first.note == ""
