@@ -1,22 +1,32 @@
-"""Bar charts as standalone SVG for the paper's distribution figures.
+"""Bar charts for the paper's distribution figures, as standalone SVG and as PNG.
+
+A chart is laid out once (boxes and text lines at fixed coordinates) and drawn by either renderer, so the
+SVG and the PNG of a table show the same bars, labels and numbers. Long labels wrap onto up to three lines
+instead of being cut; a label longer still ends in an ellipsis and keeps its full text in a tooltip.
 
 The SVG is self-contained: presentation attributes only (no ``style``, no script, no external font or
 image), the generic ``sans-serif`` font, every text escaped and stripped of characters XML forbids, so it
-opens in a browser, a vector editor or LaTeX (via svg/inkscape) and is safe to serve. Labels too long for
-the label column are shortened with an ellipsis; the full text stays in a ``<title>`` tooltip.
+opens in a browser, a vector editor or LaTeX (via svg/inkscape) and is safe to serve. The PNG is drawn with
+Pillow and its bundled scalable font, at twice the SVG's size by default (sharp in print and on screens).
 
 Pure Python, no Django.
 """
 
+import io
 import math
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
 FONT = "sans-serif"
 FONT_SIZE = 11
+LINE_HEIGHT = 13
 CHAR_WIDTH = 6.2  # average advance of an 11px sans-serif character, enough to size the label column
+MAX_LABEL_LINES = 3
 BAR_COLOUR = "#4477AA"
+OTHERS_COLOUR = "#999999"
 # Okabe-Ito: distinguishable with the common forms of colour blindness and in greyscale print.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 _XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -25,18 +35,62 @@ _TITLE_HEIGHT = 28
 _GAP = 6
 
 
-def _clean(value: object) -> str:
+@dataclass(frozen=True)
+class Box:
+    x: float
+    y: float
+    width: float
+    height: float
+    fill: str
+    tip: str = ""
+
+
+@dataclass(frozen=True)
+class Text:
+    """Lines of text; ``y`` is the middle of the block, ``anchor`` "start" or "end" at ``x``."""
+
+    x: float
+    y: float
+    lines: tuple[str, ...]
+    anchor: str = "start"
+    bold: bool = False
+    size: int = FONT_SIZE
+    tip: str = ""
+
+
+@dataclass
+class Chart:
+    width: int
+    height: float
+    title: str
+    items: list[Box | Text] = field(default_factory=list)
+
+
+def clean_text(value: object) -> str:
     """The text on one line, without the control characters XML 1.0 forbids."""
     return " ".join(_XML_FORBIDDEN.sub("", str(value)).split())
 
 
 def _text(value: object) -> str:
-    return escape(_clean(value))
+    return escape(clean_text(value))
 
 
 def _fit(label: object, max_chars: int) -> str:
-    label = _clean(label)
+    label = clean_text(label)
     return label if len(label) <= max_chars else label[: max(max_chars - 1, 1)] + "…"
+
+
+def wrap_label(label: object, max_chars: int, max_lines: int = MAX_LABEL_LINES) -> tuple[str, ...]:
+    """The label on up to ``max_lines`` lines of ``max_chars``; the last line ends in "…" when it does not fit."""
+    text = clean_text(label)
+    if len(text) <= max_chars:
+        return (text,)
+    lines = textwrap.wrap(text, max_chars, break_long_words=True, break_on_hyphens=False)
+    if len(lines) <= max_lines:
+        return tuple(lines)
+    kept = lines[: max_lines - 1]
+    rest = " ".join(lines[max_lines - 1 :])
+    return (*kept, _fit(rest, max_chars) if len(rest) > max_chars else rest + "…")
 
 
 def _number(value: float) -> str:
@@ -57,43 +111,55 @@ def _check(labels: Sequence[object], values: Sequence[float], what: str) -> None
 
 def _label_column(labels: Sequence[object], width: int) -> tuple[float, int]:
     max_chars = max(4, int(width * 0.4 / CHAR_WIDTH))
-    longest = max((len(_fit(label, max_chars)) for label in labels), default=0)
+    longest = max((len(line) for label in labels for line in wrap_label(label, max_chars)), default=0)
     return longest * CHAR_WIDTH + _MARGIN * 2, max_chars
 
 
-def _open(width: int, height: float, title: str) -> list[str]:
-    return [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{_number(height)}" '
-        f'viewBox="0 0 {width} {_number(height)}" role="img" aria-labelledby="chart-title" '
-        f'font-family="{FONT}" font-size="{FONT_SIZE}">',
-        f'<title id="chart-title">{_text(title)}</title>',
-        f'<rect width="{width}" height="{_number(height)}" fill="#ffffff"/>',
-        f'<text x="{_MARGIN}" y="18" font-size="{FONT_SIZE + 2}" font-weight="bold">{_text(title)}</text>',
-    ]
+def _header(width: int, title: str, subtitle: str) -> tuple[list[Box | Text], float]:
+    items: list[Box | Text] = [Text(_MARGIN, 14, (clean_text(title),), bold=True, size=FONT_SIZE + 2)]
+    top = _TITLE_HEIGHT
+    if subtitle:
+        lines = wrap_label(subtitle, max(20, int((width - 2 * _MARGIN) / CHAR_WIDTH)), max_lines=4)
+        items.append(Text(_MARGIN, top + len(lines) * LINE_HEIGHT / 2 - 4, lines))
+        top += len(lines) * LINE_HEIGHT + _GAP
+    return items, top
 
 
-def _row_label(label: object, y: float, label_width: float, max_chars: int) -> str:
-    shown = _fit(label, max_chars)
-    tip = f"<title>{_text(label)}</title>" if shown != _clean(label) else ""
-    return (
-        f'<text x="{_number(label_width - _MARGIN)}" y="{_number(y)}" text-anchor="end" '
-        f'dominant-baseline="middle">{tip}{_text(shown)}</text>'
-    )
+def _rows(labels: Sequence[object], max_chars: int, bar_height: int, top: float) -> list[tuple[tuple[str, ...], float]]:
+    """(label lines, y of the row's top) per row: a row is as tall as its bar or its wrapped label."""
+    rows, y = [], top
+    for label in labels:
+        lines = wrap_label(label, max_chars)
+        rows.append((lines, y))
+        y += max(bar_height, len(lines) * LINE_HEIGHT) + _GAP
+    return rows
 
 
-def bar_chart_svg(
+def _row_height(lines: tuple[str, ...], bar_height: int) -> float:
+    return max(bar_height, len(lines) * LINE_HEIGHT)
+
+
+def _row_label(label: object, lines: tuple[str, ...], middle: float, label_width: float) -> Text:
+    # The full text as a tooltip wherever the lines do not show it as it is (cut short, or a word split).
+    tip = clean_text(label) if " ".join(lines) != clean_text(label) else ""
+    return Text(label_width - _MARGIN, middle, lines, anchor="end", tip=tip)
+
+
+def bar_chart(
     labels: Sequence[object],
     values: Sequence[float],
     *,
     title: str,
+    subtitle: str = "",
     width: int = 640,
     bar_height: int = 18,
     value_labels: Sequence[str] | None = None,
-) -> str:
+    colours: Sequence[str] | None = None,
+) -> Chart:
     """A horizontal bar chart, one bar per label in the order given, its value printed after the bar.
 
-    ``value_labels`` replaces the printed numbers (e.g. ``"45 (12.3%)"``); bars are scaled to the largest value.
+    ``value_labels`` replaces the printed numbers (e.g. ``"45 (12.3%)"``); bars are scaled to the largest value;
+    ``colours`` gives a bar its own colour (e.g. a grey "Others" bar).
     """
     labels, values = list(labels), list(values)
     _check(labels, values, "values")
@@ -103,36 +169,31 @@ def bar_chart_svg(
     label_width, max_chars = _label_column(labels, width)
     value_width = max((len(str(p)) for p in printed), default=0) * CHAR_WIDTH + _MARGIN
     plot_width = max(width - label_width - value_width - _MARGIN, 10)
-    top = _TITLE_HEIGHT
-    height = top + len(values) * (bar_height + _GAP) + _MARGIN
+    items, top = _header(width, title, subtitle)
+    rows = _rows(labels, max_chars, bar_height, top)
+    height = (rows[-1][1] + _row_height(rows[-1][0], bar_height) + _GAP if rows else top) + _MARGIN
     scale = plot_width / max(values) if values and max(values) > 0 else 0
-
-    parts = _open(width, height, title)
     for index, (label, value, text) in enumerate(zip(labels, values, printed, strict=True)):
-        y = top + index * (bar_height + _GAP)
-        middle = y + bar_height / 2
+        lines, y = rows[index]
+        middle = y + _row_height(lines, bar_height) / 2
         length = value * scale
-        parts.append(_row_label(label, middle, label_width, max_chars))
-        parts.append(
-            f'<rect x="{_number(label_width)}" y="{_number(y)}" width="{_number(length)}" '
-            f'height="{bar_height}" fill="{BAR_COLOUR}"><title>{_text(label)}: {_text(text)}</title></rect>'
-        )
-        parts.append(
-            f'<text x="{_number(label_width + length + 4)}" y="{_number(middle)}" '
-            f'dominant-baseline="middle">{_text(text)}</text>'
-        )
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+        fill = colours[index] if colours is not None else BAR_COLOUR
+        items.append(_row_label(label, lines, middle, label_width))
+        tip = f"{clean_text(label)}: {text}"
+        items.append(Box(label_width, middle - bar_height / 2, length, bar_height, fill, tip))
+        items.append(Text(label_width + length + 4, middle, (clean_text(text),)))
+    return Chart(width, height, clean_text(title), items)
 
 
-def stacked_bar_svg(
+def stacked_bar_chart(
     categories: Sequence[object],
     series: Mapping[str, Sequence[float]],
     *,
     title: str,
+    subtitle: str = "",
     width: int = 640,
     bar_height: int = 18,
-) -> str:
+) -> Chart:
     """Horizontal stacked bars: one bar per category, one coloured segment per series, with a legend.
 
     ``series`` maps a series name (e.g. a framework: DeepSpeed, Megatron-LM, Colossal-AI) to one value per
@@ -145,42 +206,135 @@ def stacked_bar_svg(
     label_width, max_chars = _label_column(categories, width)
     value_width = max((len(_format_value(t)) for t in totals), default=0) * CHAR_WIDTH + _MARGIN
     plot_width = max(width - label_width - value_width - _MARGIN, 10)
+    items, legend_top = _header(width, title, subtitle)
     legend_rows = math.ceil(len(series) / 4)
-    top = _TITLE_HEIGHT + legend_rows * (FONT_SIZE + _GAP) + _GAP
-    height = top + len(categories) * (bar_height + _GAP) + _MARGIN
-    scale = plot_width / max(totals) if totals and max(totals) > 0 else 0
-
-    parts = _open(width, height, title)
+    top = legend_top + legend_rows * (FONT_SIZE + _GAP) + _GAP
     column_width = (width - 2 * _MARGIN) / 4
     for index, name in enumerate(series):
         x = _MARGIN + (index % 4) * column_width
-        y = _TITLE_HEIGHT + (index // 4) * (FONT_SIZE + _GAP)
-        parts.append(
-            f'<rect x="{_number(x)}" y="{_number(y)}" width="{FONT_SIZE}" height="{FONT_SIZE}" '
-            f'fill="{PALETTE[index % len(PALETTE)]}"/>'
-        )
+        y = legend_top + (index // 4) * (FONT_SIZE + _GAP)
+        items.append(Box(x, y, FONT_SIZE, FONT_SIZE, PALETTE[index % len(PALETTE)]))
         legend = _fit(name, int((column_width - FONT_SIZE - 8) / CHAR_WIDTH))
-        parts.append(
-            f'<text x="{_number(x + FONT_SIZE + 4)}" y="{_number(y + FONT_SIZE / 2)}" '
-            f'dominant-baseline="middle">{_text(legend)}</text>'
-        )
+        tip = clean_text(name) if legend != name else ""
+        items.append(Text(x + FONT_SIZE + 4, y + FONT_SIZE / 2, (legend,), tip=tip))
+    rows = _rows(categories, max_chars, bar_height, top)
+    height = (rows[-1][1] + _row_height(rows[-1][0], bar_height) + _GAP if rows else top) + _MARGIN
+    scale = plot_width / max(totals) if totals and max(totals) > 0 else 0
     for row, category in enumerate(categories):
-        y = top + row * (bar_height + _GAP)
-        middle = y + bar_height / 2
-        parts.append(_row_label(category, middle, label_width, max_chars))
+        lines, y = rows[row]
+        middle = y + _row_height(lines, bar_height) / 2
+        items.append(_row_label(category, lines, middle, label_width))
         x = label_width
         for index, (name, values) in enumerate(series.items()):
             length = values[row] * scale
             if length > 0:
-                parts.append(
-                    f'<rect x="{_number(x)}" y="{_number(y)}" width="{_number(length)}" height="{bar_height}" '
-                    f'fill="{PALETTE[index % len(PALETTE)]}"><title>{_text(category)}, {_text(name)}: '
-                    f"{_text(_format_value(values[row]))}</title></rect>"
-                )
+                tip = f"{clean_text(category)}, {clean_text(name)}: {_format_value(values[row])}"
+                items.append(Box(x, middle - bar_height / 2, length, bar_height, PALETTE[index % len(PALETTE)], tip))
             x += length
-        parts.append(
-            f'<text x="{_number(x + 4)}" y="{_number(middle)}" dominant-baseline="middle">'
-            f"{_text(_format_value(totals[row]))}</text>"
-        )
+        items.append(Text(x + 4, middle, (_format_value(totals[row]),)))
+    return Chart(width, height, clean_text(title), items)
+
+
+# --------------------------------------------------------------------------- SVG
+
+
+def chart_svg(chart: Chart) -> str:
+    height = _number(chart.height)
+    parts = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{chart.width}" height="{height}" '
+        f'viewBox="0 0 {chart.width} {height}" role="img" aria-labelledby="chart-title" '
+        f'font-family="{FONT}" font-size="{FONT_SIZE}">',
+        f'<title id="chart-title">{_text(chart.title)}</title>',
+        f'<rect width="{chart.width}" height="{height}" fill="#ffffff"/>',
+    ]
+    for item in chart.items:
+        parts.append(_svg_box(item) if isinstance(item, Box) else _svg_text(item))
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
+
+
+def _svg_box(box: Box) -> str:
+    tip = f"<title>{_text(box.tip)}</title>" if box.tip else ""
+    return (
+        f'<rect x="{_number(box.x)}" y="{_number(box.y)}" width="{_number(box.width)}" '
+        f'height="{_number(box.height)}" fill="{box.fill}">{tip}</rect>'
+        if tip
+        else f'<rect x="{_number(box.x)}" y="{_number(box.y)}" width="{_number(box.width)}" '
+        f'height="{_number(box.height)}" fill="{box.fill}"/>'
+    )
+
+
+def _svg_text(text: Text) -> str:
+    attributes = [f'x="{_number(text.x)}"', f'y="{_number(text.y)}"']
+    if text.anchor == "end":
+        attributes.append('text-anchor="end"')
+    if text.bold:
+        attributes.append('font-weight="bold"')
+    if text.size != FONT_SIZE:
+        attributes.append(f'font-size="{text.size}"')
+    tip = f"<title>{_text(text.tip)}</title>" if text.tip else ""
+    if len(text.lines) == 1:
+        attributes.append('dominant-baseline="middle"')
+        return f"<text {' '.join(attributes)}>{tip}{_text(text.lines[0])}</text>"
+    # Several lines: the block is centred on y; each line is a tspan one line height below the previous.
+    first = text.y - (len(text.lines) - 1) * LINE_HEIGHT / 2
+    attributes[1] = f'y="{_number(first)}"'
+    attributes.append('dominant-baseline="middle"')
+    spans = "".join(
+        f'<tspan x="{_number(text.x)}" dy="{0 if i == 0 else LINE_HEIGHT}">{_text(line)}</tspan>'
+        for i, line in enumerate(text.lines)
+    )
+    return f"<text {' '.join(attributes)}>{tip}{spans}</text>"
+
+
+# --------------------------------------------------------------------------- PNG
+
+
+def chart_png(chart: Chart, *, scale: float = 2.0) -> bytes:
+    """The chart as a PNG image, ``scale`` pixels per SVG unit."""
+    from PIL import Image, ImageDraw, ImageFont  # imported here: only a PNG download needs Pillow
+
+    size = (max(1, round(chart.width * scale)), max(1, round(chart.height * scale)))
+    image = Image.new("RGB", size, "#ffffff")
+    draw = ImageDraw.Draw(image)
+    fonts: dict[tuple[int, bool], ImageFont.FreeTypeFont] = {}
+
+    def font(points: int, bold: bool):
+        key = (points, bold)
+        if key not in fonts:
+            fonts[key] = ImageFont.load_default(size=points * scale * (1.05 if bold else 1.0))
+        return fonts[key]
+
+    for item in chart.items:
+        if isinstance(item, Box):
+            if item.width <= 0:
+                continue
+            x0, y0 = item.x * scale, item.y * scale
+            draw.rectangle([x0, y0, x0 + item.width * scale - 1, y0 + item.height * scale - 1], fill=item.fill)
+            continue
+        first = item.y - (len(item.lines) - 1) * LINE_HEIGHT / 2
+        anchor = "rm" if item.anchor == "end" else "lm"
+        for i, line in enumerate(item.lines):
+            position = (item.x * scale, (first + i * LINE_HEIGHT) * scale)
+            draw.text(position, line, fill="#000000", font=font(item.size, item.bold), anchor=anchor)
+            if item.bold:  # the bundled font has no bold face: draw the title twice, a pixel apart
+                draw.text(
+                    (position[0] + 1, position[1]), line, fill="#000000", font=font(item.size, True), anchor=anchor
+                )
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+# --------------------------------------------------------------------------- shortcuts
+
+
+def bar_chart_svg(labels: Sequence[object], values: Sequence[float], *, title: str, **options) -> str:
+    return chart_svg(bar_chart(labels, values, title=title, **options))
+
+
+def stacked_bar_svg(
+    categories: Sequence[object], series: Mapping[str, Sequence[float]], *, title: str, **options
+) -> str:
+    return chart_svg(stacked_bar_chart(categories, series, title=title, **options))

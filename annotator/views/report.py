@@ -1,4 +1,4 @@
-"""The paper's tables of a study: a page with every table, and each table as CSV, LaTeX and SVG."""
+"""The paper's tables of a study: a page with every table, and each table as CSV, LaTeX, SVG and PNG."""
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
@@ -27,7 +27,7 @@ def report_table_response(study, slug: str, fmt: str) -> HttpResponse:
         body = report_table_render(table=table, fmt=fmt)
     except DomainError as exc:
         raise Http404(exc.message) from None
-    if isinstance(body, str):
+    if isinstance(body, str | bytes):
         response = HttpResponse(body, content_type=FORMATS[fmt])
     else:
         response = StreamingHttpResponse(blocks(body), content_type=FORMATS[fmt])

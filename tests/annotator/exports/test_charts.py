@@ -1,12 +1,25 @@
-"""SVG bar charts: well-formed, self-contained, escaped, and drawn to scale."""
+"""Bar charts: SVG well-formed, self-contained, escaped and drawn to scale; long labels wrapped; PNG the same."""
 
+import io
 import xml.etree.ElementTree as ET
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from PIL import Image
 
-from annotator.exports.charts import PALETTE, bar_chart_svg, stacked_bar_svg
+from annotator.exports.charts import (
+    BAR_COLOUR,
+    LINE_HEIGHT,
+    PALETTE,
+    Box,
+    bar_chart,
+    bar_chart_svg,
+    chart_png,
+    clean_text,
+    stacked_bar_svg,
+    wrap_label,
+)
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -75,17 +88,46 @@ def test_hostile_labels_are_escaped_text_not_markup():
     texts = [t.text for t in root.iter(f"{SVG}text")]
     assert '<script>alert(1)</script>&"q" ok' in texts
     assert "<script>t</script>" in texts
-    tooltips = [t.text for t in root.iter(f"{SVG}title")]
-    assert '<script>alert(1)</script>&"q" ok' * 3 in tooltips  # the shortened label's full text
+    wrapped = next(t for t in root.iter(f"{SVG}text") if t.findall(f"{SVG}tspan"))
+    shown = " ".join(span.text for span in wrapped.findall(f"{SVG}tspan"))
+    assert shown == '<script>alert(1)</script>&"q" ok' * 3  # wrapped at its spaces, every character kept
 
 
-def test_a_long_label_is_shortened_and_kept_whole_in_a_tooltip():
+def test_a_long_label_wraps_onto_lines_instead_of_being_cut():
+    label = "distributed feature, API, and communication tuning"
+    root = parse(bar_chart_svg([label, "b"], [1, 2], title="t", width=400))
+    text = next(t for t in root.iter(f"{SVG}text") if t.findall(f"{SVG}tspan"))
+    lines = [span.text for span in text.findall(f"{SVG}tspan")]
+    assert len(lines) == 2 and " ".join(lines) == label  # every word shown, none cut
+    assert [span.get("dy") for span in text.findall(f"{SVG}tspan")] == ["0", str(LINE_HEIGHT)]
+
+
+def test_a_wrapped_row_is_taller_and_the_next_bar_starts_below_it():
+    short = parse(bar_chart_svg(["a", "b"], [1, 1], title="t", width=300))
+    tall = parse(bar_chart_svg(["a " * 60, "b"], [1, 1], title="t", width=300))
+    assert float(tall.get("height")) - float(short.get("height")) == pytest.approx(3 * LINE_HEIGHT - 18)
+    ys = [float(r.get("y")) for r in bars(tall)]
+    # Bars sit in the middle of their rows: the first row is three lines tall, the gap between rows is 6.
+    assert ys[1] - ys[0] == pytest.approx(3 * LINE_HEIGHT + 6 - (3 * LINE_HEIGHT - 18) / 2)
+
+
+def test_a_label_longer_than_three_lines_ends_in_an_ellipsis_and_keeps_its_text_in_a_tooltip():
     label = "distributed feature, API, and communication tuning " * 3
     root = parse(bar_chart_svg([label], [1], title="t"))
     text = next(t for t in root.iter(f"{SVG}text") if t.find(f"{SVG}title") is not None)
     assert text.find(f"{SVG}title").text == " ".join(label.split())
-    assert text.find(f"{SVG}title").tail.endswith("…")
-    assert len(text.find(f"{SVG}title").tail) < len(label)
+    lines = [span.text for span in text.findall(f"{SVG}tspan")]
+    assert len(lines) == 3 and lines[-1].endswith("…")
+
+
+@pytest.mark.parametrize("width", [4, 10, 41])
+@given(label=st.text(max_size=200))
+def test_property_wrapped_lines_fit_and_lose_no_text_unless_marked(width, label):
+    lines = wrap_label(label, width)
+    assert 1 <= len(lines) <= 3
+    assert all(len(line) <= width for line in lines)
+    if not lines[-1].endswith("…"):
+        assert "".join(" ".join(lines).split()) == "".join(clean_text(label).split())
 
 
 def test_value_labels_replace_the_printed_numbers():
@@ -147,3 +189,35 @@ def test_stacked_bars_refuse_a_series_of_the_wrong_length():
 def test_property_any_text_gives_well_formed_svg(labels, title):
     svg = bar_chart_svg(labels, list(range(len(labels))), title=title)
     assert_self_contained(svg, parse(svg))
+
+
+def test_a_subtitle_says_what_the_chart_leaves_out():
+    svg = bar_chart_svg(["a", "Others"], [3, 9], title="t", subtitle="The 1 largest of 5 rows; the other 4 are summed.")
+    assert "The 1 largest of 5 rows; the other 4 are summed." in [t.text for t in parse(svg).iter(f"{SVG}text")]
+
+
+def _pixel(image: Image.Image, x: float, y: float) -> str:
+    return "#{:02X}{:02X}{:02X}".format(*image.getpixel((round(x), round(y))))
+
+
+def test_the_png_has_the_svg_layout_at_twice_the_size():
+    chart = bar_chart(["crash", "hang"], [12, 3], title="Symptoms")
+    image = Image.open(io.BytesIO(chart_png(chart)))
+    assert image.format == "PNG"
+    assert image.size == (chart.width * 2, round(chart.height * 2))
+    first = next(item for item in chart.items if isinstance(item, Box))
+    middle = (first.x + first.width / 2) * 2, (first.y + first.height / 2) * 2
+    assert _pixel(image, *middle) == BAR_COLOUR.upper()
+    assert _pixel(image, 1, 1) == "#FFFFFF"
+
+
+def test_the_png_draws_text_with_the_bundled_font():
+    blank = Image.open(io.BytesIO(chart_png(bar_chart([], [], title=""))))
+    titled = Image.open(io.BytesIO(chart_png(bar_chart([], [], title="Symptoms per stage"))))
+    assert blank.getextrema() != titled.getextrema() or list(blank.getdata()) != list(titled.getdata())
+    assert titled.convert("L").getextrema()[0] < 100  # dark text pixels exist
+
+
+def test_the_png_of_a_hostile_label_is_still_an_image():
+    label = '<script>alert(1)</script>&"q"\x00\x07 ok ' * 10
+    assert chart_png(bar_chart([label], [1], title=label)).startswith(b"\x89PNG\r\n\x1a\n")

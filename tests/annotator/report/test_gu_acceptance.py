@@ -110,3 +110,13 @@ def test_symptoms_per_stage_agree_with_the_stage_counts(gu_report):
     for stage, _leaf, n in table.rows:
         per_stage[stage] += n
     assert per_stage["communication setup"] == stages["communication setup"]
+
+
+def test_the_mapping_names_categories_by_path_so_no_combination_appears_twice(gu_report):
+    _, report = gu_report
+    table = report.table("mapping")
+    combinations = [tuple(row[:-1]) for row in table.rows]
+    assert len(combinations) == len(set(combinations))
+    # By leaf names alone some combinations would repeat (equal names under different parents).
+    by_leaf = [tuple(name.split(" > ")[-1] for name in combination) for combination in combinations]
+    assert len(set(by_leaf)) < len(by_leaf)
