@@ -7,13 +7,19 @@ PORT ?= 8000
 .PHONY: run test lint format bench install install-dev browser clean-db pins
 
 # Pinned, hashed installs: requirements*.txt are compiled from requirements*.in by `make pins`.
+# The first install takes a few minutes: it says so, and pip shows each package as it arrives.
 $(VENV)/.installed: requirements.txt
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet --require-hashes -r requirements.txt
+	@test -x $(PY) || (echo "Creating the virtual environment $(VENV) ..." && $(PYTHON) -m venv $(VENV))
+	@echo "Installing Taxonomist's dependencies into $(VENV) (the first time takes a few minutes) ..."
+	@$(PY) -m pip install --quiet --upgrade pip
+	@{ $(PY) -m pip install --require-hashes -r requirements.txt 2>&1; echo $$? > $(VENV)/.pip-status; } \
+		| grep --line-buffered -E "^(Collecting|Installing|Successfully|ERROR)"; \
+		status=$$(cat $(VENV)/.pip-status); rm -f $(VENV)/.pip-status; exit $$status
 	@touch $@
+	@echo "Dependencies installed."
 
 $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
+	@echo "Installing the test dependencies into $(VENV) ..."
 	$(PY) -m pip install --quiet --require-hashes -r requirements-dev.txt
 	@touch $@
 

@@ -10,6 +10,8 @@ from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
+from core.permissions import can_manage_imports
+
 _POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src {img}; "
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'"
@@ -48,8 +50,13 @@ class ContentSecurityPolicyMiddleware:
 
 
 def page_flags(request: HttpRequest) -> dict:
-    """Template context: whether this page shows external images (static/js/external-images.js)."""
-    return {"external_images": external_images_allowed(request)}
+    """Template context: whether this page shows external images (static/js/external-images.js), and which
+    parts of the navigation the viewer may use (links a role cannot use are not shown)."""
+    user = getattr(request, "user", None)
+    return {
+        "external_images": external_images_allowed(request),
+        "nav_imports": can_manage_imports(user),
+    }
 
 
 class QueryParameterGuardMiddleware:

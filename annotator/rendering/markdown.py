@@ -94,6 +94,17 @@ def _annotate_text(state: StateCore) -> None:
         token.children = children
 
 
+# The page's own title is the only <h1>: a body's headings sit one level below it (# -> h2, ## -> h3, ...).
+HEADING_SHIFT = 1
+
+
+def _nest_headings(state: StateCore) -> None:
+    """Core rule: Markdown headings one level down, so an issue's "# Bug" never competes with the page title."""
+    for token in state.tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(int(token.tag[1]) + HEADING_SHIFT, 6)}"
+
+
 def _fence(self, tokens: list[Token], idx: int, options, env) -> str:
     token = tokens[idx]
     return render_code_block(token.content, token.info)
@@ -108,6 +119,7 @@ def _build() -> MarkdownIt:
     # the sanitiser decides what of it survives.
     md = MarkdownIt("commonmark", {"html": True, "breaks": True}).enable(["table", "strikethrough"])
     md.core.ruler.push("annotate_text", _annotate_text)
+    md.core.ruler.push("nest_headings", _nest_headings)
     md.add_render_rule("fence", _fence)
     md.add_render_rule("code_block", _code_block)
     return md

@@ -10,16 +10,16 @@ DASH = "—"
 
 @register.filter
 def fig(value, places: int = 2) -> str:
-    """0.39999 -> "0.40"; None (undefined) -> "—"."""
-    if value is None:
+    """0.39999 -> "0.40"; None or NaN (undefined) -> "—"."""
+    if value is None or value != value:
         return DASH
     return f"{float(value):.{int(places)}f}"
 
 
 @register.filter
 def pct(value) -> str:
-    """0.7 -> "70.0%"; None -> "—"."""
-    if value is None:
+    """0.7 -> "70.0%"; None or NaN (undefined) -> "—"."""
+    if value is None or value != value:
         return DASH
     return f"{float(value) * 100:.1f}%"
 

@@ -57,7 +57,9 @@ def agreement_per_version(*, study: Study) -> list[dict]:
     versions = [move.from_version for move in study.version_moves.select_related("from_version").order_by("at")]
     versions.append(study.taxonomy_version)
     unique = list({v.pk: v for v in versions}.values())
-    keys = [dimension.key for dimension in study_dimensions(study=study)]
+    dimensions = study_dimensions(study=study)
+    keys = [dimension.key for dimension in dimensions]
+    names = {dimension.key: dimension.name for dimension in dimensions}
     result = []
     for version in unique:
         rows = [row for row in labels_as_of_version(study=study, version=version) if row.submitted]
@@ -73,6 +75,7 @@ def agreement_per_version(*, study: Study) -> list[dict]:
                 {
                     "version": version.number,
                     "dimension": key,
+                    "dimension_name": names[key],
                     "issues": len(columns),
                     "percent": percent_agreement(data) if columns else float("nan"),
                     "alpha": krippendorff_alpha(data) if columns else float("nan"),

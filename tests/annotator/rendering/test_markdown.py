@@ -105,7 +105,7 @@ def test_colossalai_form_headings_and_checkboxes():
         "### Is there an existing issue for this bug?\n\n- [X] I have searched the existing issues\n"
         "- [ ] Something unchecked\n\n### 🐛 Describe the bug\n\nOOM with Gemini."
     )
-    assert "<h3>🐛 Describe the bug</h3>" in html
+    assert "<h4>🐛 Describe the bug</h4>" in html  # one level below the page title
     assert '<li class="task-item"><span class="task task-done">☑</span>' in html
     assert '<span class="task">☐</span> Something unchecked' in html
     assert "<input" not in html
