@@ -7,11 +7,13 @@ from .highlight import pygments_css, render_code_block
 from .markdown import render_markdown
 from .placeholders import split_placeholders
 from .sanitize import sanitize_html
+from .search_marks import highlight_terms
 from .sections import Section, environment_sections, split_sections
 
 __all__ = [
     "Section",
     "environment_sections",
+    "highlight_terms",
     "pygments_css",
     "render_code_block",
     "render_markdown",

@@ -10,13 +10,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.db import connections
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import IntegerField, Prefetch, Q, QuerySet, Value
+from django.db.models.functions import Greatest, StrIndex, Substr, Upper
 
 from annotator.models import Comment, Issue, IssueLink, Repository
 
 PAGE_SIZE = 50
 COUNT_CAP = 1000
 MAX_SEARCH_TERMS = 8
+# Characters of body text shown around the first match of a search, and before it.
+SNIPPET_CHARS = 240
+SNIPPET_LEAD = 80
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _TERM_RE = re.compile(r'"([^"]+)"|(\S+)')
 _NUMBER_RE = re.compile(r"^#(\d{1,9})$")
@@ -76,14 +80,23 @@ class IssuePage:
     total_capped: bool  # True: there are more than `total` issues, counting stopped there
 
 
+def search_terms(q: str) -> list[str]:
+    """The words and "quoted phrases" of a search, as the list filters on them (at most MAX_SEARCH_TERMS)."""
+    return [phrase or word for phrase, word in _TERM_RE.findall(q or "")][:MAX_SEARCH_TERMS]
+
+
+def text_terms(q: str) -> list[str]:
+    """The search's terms that match text (not "#123" issue numbers): what the page highlights."""
+    return [term for term in search_terms(q) if not _NUMBER_RE.match(term)]
+
+
 def _search(queryset: QuerySet[Issue], q: str) -> QuerySet[Issue]:
     """Every term (or "quoted phrase") must appear in the title or body; "#123" means issue number 123.
 
     On PostgreSQL the trigram indexes on UPPER(title) and UPPER(body) serve these icontains
     lookups; a "#123" term stays a plain number match so that no OR defeats those indexes.
     """
-    terms = [phrase or word for phrase, word in _TERM_RE.findall(q)][:MAX_SEARCH_TERMS]
-    for term in terms:
+    for term in search_terms(q):
         if match := _NUMBER_RE.match(term):
             queryset = queryset.filter(number=int(match.group(1)))
         else:
@@ -117,6 +130,18 @@ def issues_filtered(*, filters: IssueFilters) -> QuerySet[Issue]:
     return queryset
 
 
+def _with_snippet(queryset: QuerySet[Issue], q: str) -> QuerySet[Issue]:
+    """Each row with `snippet`: SNIPPET_CHARS of its body around the first match of the search's first text
+    term (empty when that term is only in the title). Computed by the database for the rows of one page only,
+    so the list still never reads whole bodies."""
+    terms = text_terms(q)
+    if not terms:
+        return queryset
+    at = StrIndex(Upper("body"), Value(terms[0].upper()))
+    start = Greatest(at - SNIPPET_LEAD, Value(1), output_field=IntegerField())
+    return queryset.annotate(snippet_at=at, snippet=Substr("body", start, SNIPPET_CHARS))
+
+
 def _beyond(cursor: Cursor, *, older: bool, nulls_first: bool) -> Q:
     """Rows strictly after the cursor in (-created, -id) order (older=True), or strictly before it.
 
@@ -141,7 +166,7 @@ def issue_page(
     *, filters: IssueFilters, after: str | None = None, before: str | None = None, size: int = PAGE_SIZE
 ) -> IssuePage:
     """One page of the filtered list: two queries (a capped count and the page) whatever the table size."""
-    queryset = issues_filtered(filters=filters)
+    queryset = _with_snippet(issues_filtered(filters=filters), filters.q)
     # With DESC order, databases that sort NULL as largest (PostgreSQL) put undated issues first.
     nulls_first = connections[queryset.db].features.nulls_order_largest
     after_cursor, before_cursor = Cursor.decode(after), Cursor.decode(before)

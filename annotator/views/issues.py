@@ -8,7 +8,7 @@ from django.shortcuts import render
 from django.urls import path
 
 from annotator.models import Issue
-from annotator.selectors.issues import IssueFilters, issue_get, issue_page, repositories_for_filter
+from annotator.selectors.issues import IssueFilters, issue_get, issue_page, repositories_for_filter, text_terms
 
 MAX_QUERY_CHARS = 200
 
@@ -50,6 +50,7 @@ def issue_list(request: HttpRequest) -> HttpResponse:
             "filters": filters,
             "filter_query": _filter_query(filters),
             "page": page,
+            "terms": text_terms(filters.q),
             "repositories": repositories_for_filter(),
             "states": [(Issue.State.OPEN, "Open"), (Issue.State.CLOSED, "Closed")],
             "kinds": Issue.Kind.choices,

@@ -129,6 +129,33 @@ def test_search_looks_in_title_and_body_and_needs_every_word(rater):
     assert titles(rater.get(LIST, {"q": '"16 nodes"'})) == ["NCCL timeout in all_reduce"]
 
 
+def test_search_shows_where_each_issue_matched(rater):
+    long_text = "x " * 200 + "the NCCL watchdog fired after 1800 seconds " + "y " * 200
+    IssueFactory(title="Hang in all_reduce", body=long_text)
+    IssueFactory(title="NCCL error on init", body="unrelated body")
+    body = rater.get(LIST, {"q": "nccl"}).content.decode()
+    # The title's match is marked, and the body's snippet starts near its match, cut on both sides.
+    assert "<mark>NCCL</mark> error on init" in body
+    snippets = re.findall(r'<p class="snippet" data-testid="snippet">(.*?)</p>', body)
+    assert len(snippets) == 1  # "NCCL error on init" matched in its title only: no body snippet
+    assert snippets[0].startswith("…") and snippets[0].endswith("…")
+    assert "the <mark>NCCL</mark> watchdog fired" in snippets[0]
+
+
+def test_snippets_mark_every_term_and_escape_the_text(rater):
+    IssueFactory(title="Loss is NaN", body="<script>x</script> with fp16 and ZeRO-2 the loss is NaN")
+    body = rater.get(LIST, {"q": "fp16 zero-2"}).content.decode()
+    snippet = re.search(r'<p class="snippet" data-testid="snippet">(.*?)</p>', body).group(1)
+    assert "&lt;script&gt;" in snippet and "<script>x" not in body
+    assert "<mark>fp16</mark>" in snippet and "<mark>ZeRO-2</mark>" in snippet
+
+
+def test_a_number_search_shows_no_snippet(rater):
+    IssueFactory(number=77, title="seventy-seven", body="anything")
+    body = rater.get(LIST, {"q": "#77"}).content.decode()
+    assert 'data-testid="snippet"' not in body and "<mark>" not in body
+
+
 def test_search_by_issue_number(rater):
     IssueFactory(number=1234, title="the one")
     IssueFactory(number=99, title="another")
@@ -283,6 +310,14 @@ def test_a_later_page_costs_the_same_as_the_first(rater, repos):
     cursor = Cursor.of(Issue.objects.order_by("-created", "-id")[120]).encode()
     assert list_queries(rater, {"after": cursor}) == first
     assert list_queries(rater, {"before": cursor}) == first
+
+
+def test_a_search_with_snippets_needs_no_more_queries(rater, repos, django_assert_max_num_queries):
+    for i in range(60):
+        IssueFactory(repository=repos["ds"], title=f"NCCL {i}", body="a NCCL body " * 50)
+    with django_assert_max_num_queries(5):
+        response = rater.get(LIST, {"q": "nccl"})
+    assert response.content.decode().count('data-testid="snippet"') == PAGE_SIZE
 
 
 def test_the_list_needs_at_most_five_queries(rater, repos, django_assert_max_num_queries):
