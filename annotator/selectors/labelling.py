@@ -49,6 +49,11 @@ def assignment_next_for_rater(*, rater, study: Study) -> Assignment | None:
     return _page_rows(Assignment.objects.filter(rater=rater, study=study, status__in=OPEN_STATUSES)).first()
 
 
+def assignment_at_position(*, rater, study: Study, position: int) -> Assignment | None:
+    """The rater's assignment at a queue position of the study, or None (not theirs, or no such position)."""
+    return Assignment.objects.filter(rater=rater, study=study, position=position).only("pk").first()
+
+
 def assignment_get_for_rater(*, rater, study: Study, pk: int) -> Assignment:
     assignment = assignments_for_rater(rater=rater, study=study).filter(pk=pk).first()
     if assignment is None:
@@ -122,16 +127,19 @@ def assignment_page_for_rater(
     status: str | None = None,
     after: int | None = None,
     limit: int = 50,
+    title: str = "",
 ) -> tuple[list[Assignment], int | None]:
     """One page of the rater's assignments in queue order, after queue position `after` (keyset).
 
     Reads `limit + 1` entries of the (rater, study, position) index from where the last page ended,
     so a page costs the same at position 99,900 as at 0. Returns the assignments and the position to
-    continue after (None on the last page).
+    continue after (None on the last page). `title`: only issues whose title contains it (any case).
     """
     rows = Assignment.objects.filter(rater=rater, study=study)
     if status:
         rows = rows.filter(status=status)
+    if title.strip():
+        rows = rows.filter(study_issue__issue__title__icontains=title.strip())
     if after is not None:
         rows = rows.filter(position__gt=after)
     page = list(_page_rows(rows)[: limit + 1])

@@ -11,11 +11,15 @@ from django.utils.text import Truncator
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotator.forms.labelling import AnnotationForm, SkipForm
+from annotator.models import Assignment
 from annotator.permissions import is_rater
 from annotator.selectors.labelling import (
+    assignment_at_position,
     assignment_get_for_rater,
     assignment_next_for_rater,
+    assignment_page_for_rater,
     labelling_page,
+    rater_assignment_count,
     rater_queue,
     study_dimensions,
     study_get_with_roles,
@@ -26,6 +30,8 @@ from core.errors import DomainError
 
 URL_PLACEHOLDER = 987654321  # stands for the assignment id in a reversed URL
 TITLE_CHARS = 100
+ALL_PAGE_SIZE = 100
+MAX_POSITION = 10**9  # queue positions are far below this; a larger "jump" or "after" is not a position
 
 
 def _rater_study(request: HttpRequest, pk: int):
@@ -57,6 +63,45 @@ def study_queue(request: HttpRequest, pk: int) -> HttpResponse:
     queue = rater_queue(rater=request.user, study=study)
     _for_display(queue["submitted"], study)
     return render(request, "annotator/labelling/queue.html", {"study": study, **queue})
+
+
+def _position(value: str | None) -> int | None:
+    text = (value or "").strip().lstrip("#")
+    if not text.isdigit() or len(text) > 10 or int(text) > MAX_POSITION:
+        return None
+    return int(text)
+
+
+@login_required
+def study_assignments(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every issue assigned to me in the study, in queue order, 100 a page: filter by status or title, jump to #."""
+    study = _rater_study(request, pk)
+    if "jump" in request.GET:
+        position = _position(request.GET.get("jump"))
+        found = assignment_at_position(rater=request.user, study=study, position=position) if position else None
+        if found is not None:
+            return redirect("annotator:label", pk=study.pk, assignment_pk=found.pk)
+        messages.error(request, f"You have no issue at position #{request.GET.get('jump', '').strip()[:12]} here.")
+    statuses = dict(Assignment.Status.choices)
+    status = request.GET.get("status", "")
+    status = status if status in statuses else ""
+    title = request.GET.get("q", "")[:200]
+    after = _position(request.GET.get("after"))
+    page, following = assignment_page_for_rater(
+        rater=request.user, study=study, status=status or None, after=after, limit=ALL_PAGE_SIZE, title=title
+    )
+    _for_display(page, study)
+    context = {
+        "study": study,
+        "assignments": page,
+        "following": following,
+        "started": after is not None,
+        "status": status,
+        "statuses": list(statuses.items()),
+        "q": title,
+        "total": rater_assignment_count(rater=request.user, study=study, status=status or None),
+    }
+    return render(request, "annotator/labelling/all.html", context)
 
 
 @login_required
@@ -137,6 +182,7 @@ def label_skip(request: HttpRequest, pk: int, assignment_pk: int) -> HttpRespons
 
 urlpatterns = [
     path("studies/<id:pk>/queue/", study_queue, name="study_queue"),
+    path("studies/<id:pk>/queue/all/", study_assignments, name="study_assignments"),
     path("studies/<id:pk>/next/", study_next, name="study_next"),
     path("studies/<id:pk>/label/<id:assignment_pk>/", label, name="label"),
     path("studies/<id:pk>/label/<id:assignment_pk>/skip/", label_skip, name="label_skip"),
