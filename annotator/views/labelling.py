@@ -11,6 +11,7 @@ from django.utils.text import Truncator
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotator.forms.labelling import AnnotationForm, SkipForm
+from annotator.labelling_keys import LABELLING_KEYS
 from annotator.permissions import is_rater
 from annotator.selectors.labelling import (
     assignment_get_for_rater,
@@ -102,6 +103,7 @@ def label(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
     context.update(
         {
             "error": error,
+            "labelling_keys": LABELLING_KEYS,
             "skip_form": SkipForm(),
             "api_urls": {
                 "draft": reverse("api:annotation_draft", args=[context["annotation"].pk]),
