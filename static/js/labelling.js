@@ -445,8 +445,9 @@
     return fallback;
   }
 
-  // A refusal about the labels names its dimensions: those pickers are marked and the first gets the focus.
-  function markDimensions(body) {
+  // A refusal about the labels names its dimensions: those pickers are marked, and after a submit the first
+  // gets the focus (an autosave never moves it: the rater may be typing elsewhere).
+  function markDimensions(body, focus) {
     pickers.forEach(function (picker) {
       picker.classList.remove("is-invalid");
       filterOf(picker).removeAttribute("aria-invalid");
@@ -462,7 +463,7 @@
       filterOf(picker).setAttribute("aria-invalid", "true");
       describe(picker, error.message, true);
     });
-    if (named.length) enterPicker(named[0], { preventScroll: false });
+    if (named.length && focus) enterPicker(named[0], { preventScroll: false });
   }
 
   function send(url, method, keepalive) {
@@ -551,7 +552,7 @@
         submitting = false;
         setStatus("Not submitted", true);
         showError(error.message);
-        markDimensions(error.body);
+        markDimensions(error.body, true);
       });
   }
 
