@@ -3,7 +3,9 @@
 DocumentedKeys refuses any key the README does not list; the labels are then read back from the database.
 """
 
+import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -50,7 +52,7 @@ def _status(page, key: str):
     return page.get_by_test_id(f"picker-status-{key}")
 
 
-def test_a_rater_labels_three_issues_with_the_readme_keys_only(live_server, new_context, login):
+def test_a_rater_labels_three_issues_with_the_readme_keys_only(live_server, new_context, login, screenshot):
     owner = make_owner("owner")
     rater = UserFactory(username="rater_a")
     call_command("load_taxonomy", "ddl-2025", verbosity=0)
@@ -77,6 +79,7 @@ def test_a_rater_labels_three_issues_with_the_readme_keys_only(live_server, new_
     keys.press("?")
     help_table = page.get_by_test_id("keys-table")
     expect(help_table).to_be_visible()
+    screenshot(page, "labelling-help")
     rows = help_table.locator("tbody tr")
     expect(rows).to_have_count(len(readme_table("Labelling")))
     for row, (key_cell, does_cell) in zip(rows.all(), readme_table("Labelling"), strict=True):
@@ -95,6 +98,9 @@ def test_a_rater_labels_three_issues_with_the_readme_keys_only(live_server, new_
     found_in_definition = page.locator("#picker-stage .opt.match-def .opt-name")
     expect(found_in_definition).to_have_text(["communication setup"])
     expect(page.locator("#picker-stage .opt-sep")).to_be_visible()
+    type_ahead_png = screenshot(page, "labelling-type-ahead")
+    if os.environ.get("UPDATE_DOCS_SCREENSHOTS"):  # the README's picture of the type-ahead, as the flow test's
+        shutil.copyfile(type_ahead_png, Path(settings.BASE_DIR) / "docs" / "screenshots" / "labelling-type-ahead.png")
     keys.press("Enter")
     assert focused_testid(page) == "picker-filter-symptom"
     keys.press("2")  # digits choose after the first dimension too: nothing is typed into the filter
