@@ -238,6 +238,21 @@ class PickerOption:
     depth: int
     selected: bool
     path: str
+    show_code: bool = True  # False when the code only repeats the name: the picker then leaves it out
+
+
+def _letters(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def code_adds_to_name(code: str, name: str) -> bool:
+    """Whether a category's code says more than its name (`communication-setup` for "communication setup" does not).
+
+    The code's last dotted segment is compared, letters and digits only: a code that repeats its parent's
+    code before a dot (`function-support.keras-multi-gpu`) repeats the tree the picker already shows.
+    """
+    last = _letters(code.rsplit(".", 1)[-1])
+    return bool(last) and last not in _letters(name)
 
 
 @dataclass
@@ -257,7 +272,15 @@ def _tree(categories: list[Category], selected: set[int]) -> list[PickerOption]:
 
     def walk(node: Category, depth: int, trail: list[str]) -> None:
         path = " › ".join([*trail, node.name])
-        options.append(PickerOption(category=node, depth=min(depth, 5), selected=node.pk in selected, path=path))
+        options.append(
+            PickerOption(
+                category=node,
+                depth=min(depth, 5),
+                selected=node.pk in selected,
+                path=path,
+                show_code=code_adds_to_name(node.code, node.name),
+            )
+        )
         for child in children.get(node.pk, []):
             walk(child, depth + 1, [*trail, node.name])
 

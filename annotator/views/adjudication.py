@@ -82,11 +82,35 @@ def adjudication_settings(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("annotator:adjudication_queue", pk=study.pk)
 
 
-def _render_page(request, study_issue, *, error: str | None = None, status: int = 200, form_data=None):
+def _keep_choices(context: dict, form_data: dict) -> None:
+    """Show the final categories and exclusion the adjudicator had chosen, not the stored ones, after a refusal."""
+    values = form_data.get("values") or {}
+    for row in context["rows"]:
+        if row.dimension.key in values:
+            row.final = list(values[row.dimension.key])
+    context["final_excluded"] = bool(form_data.get("excluded"))
+
+
+def _render_page(
+    request,
+    study_issue,
+    *,
+    error: str | None = None,
+    error_field: str | None = None,
+    status: int = 200,
+    form_data=None,
+    keep_choices: bool = False,
+):
     context = adjudication_page(study_issue=study_issue, viewer=request.user)
+    resolution = context["resolution"]
+    context["final_excluded"] = bool(resolution and resolution.excluded)
+    if form_data and keep_choices:
+        _keep_choices(context, form_data)
     context.update(
         {
             "error": error,
+            "error_field": error_field,
+            "reason_required": bool(resolution and resolution.disagreements),
             "form_data": form_data,
             "reasons": [(value, label) for value, label in Resolution.Reason.choices if value],
             "methods": [(m.value, m.label) for m in (Resolution.Method.ADJUDICATED, Resolution.Method.NEGOTIATED)],
@@ -120,10 +144,17 @@ def adjudicate(request: HttpRequest, pk: int, study_issue_pk: int) -> HttpRespon
             expected_version=data["version"],
         )
     except DomainError as exc:
-        status = 409 if isinstance(exc, ConflictError) else exc.status_code
-        # Reload the study issue so the page shows the decision that won, not the one that lost.
+        conflict = isinstance(exc, ConflictError)
+        # After a conflict, reload the study issue so the page shows the decision that won, not the one that
+        # lost; after any other refusal, every choice made stays on the page and the field at fault is marked.
         return _render_page(
-            request, study_issue_get(study=study, pk=study_issue.pk), error=exc.message, status=status, form_data=data
+            request,
+            study_issue_get(study=study, pk=study_issue.pk),
+            error=exc.message,
+            error_field=exc.field,
+            status=409 if conflict else exc.status_code,
+            form_data=data,
+            keep_choices=not conflict,
         )
     messages.success(request, f"Resolved #{study_issue.position}.")
     upcoming = next_pending(study=study, after=study_issue)

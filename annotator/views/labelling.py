@@ -11,6 +11,7 @@ from django.utils.text import Truncator
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotator.forms.labelling import AnnotationForm, SkipForm
+from annotator.labelling_keys import LABELLING_KEYS
 from annotator.models import Assignment
 from annotator.permissions import is_rater
 from annotator.selectors.labelling import (
@@ -147,6 +148,7 @@ def label(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
     context.update(
         {
             "error": error,
+            "labelling_keys": LABELLING_KEYS,
             "skip_form": SkipForm(),
             "api_urls": {
                 "draft": reverse("api:annotation_draft", args=[context["annotation"].pk]),

@@ -98,7 +98,12 @@
     }
   });
 
-  if (dims.length && !document.querySelector("[role=alert]")) {
+  // After a refusal the field at fault has the focus (the page keeps every choice made).
+  var invalid = form.querySelector("[aria-invalid=true]");
+  if (invalid) {
+    var target = invalid.matches("fieldset") ? invalid.querySelector("input") : invalid;
+    if (target) target.focus();
+  } else if (dims.length && !document.querySelector("[role=alert]")) {
     dims[0].classList.add("is-active");
     dims[0].focus({ preventScroll: true });
   }

@@ -67,7 +67,8 @@ def login(live_server):
 
     def do(context, username: str, password: str = "correct horse battery staple"):
         page = context.new_page()
-        page.goto(f"{live_server.url}/accounts/login/")
+        # The live server's first request imports the whole app: on a busy machine that alone can take 10 s.
+        page.goto(f"{live_server.url}/accounts/login/", timeout=30_000)
         page.fill("#id_username", username)
         page.fill("#id_password", password)
         page.press("#id_password", "Enter")

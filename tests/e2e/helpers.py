@@ -5,7 +5,11 @@ from dataclasses import dataclass
 
 from playwright.sync_api import Page, expect
 
+from tests.readme import readme_labelling_keys
+
 LABEL_URL = re.compile(r"/studies/\d+/label/\d+/$")
+# The README's spelling of a key -> Playwright's.
+PLAYWRIGHT_KEYS = {"Esc": "Escape", "↓": "ArrowDown", "↑": "ArrowUp", "Ctrl+Enter": "Control+Enter"}
 
 
 @dataclass(frozen=True)
@@ -15,7 +19,31 @@ class KeyboardLabels:
     first_digit: str
     filters: tuple[str, ...]  # type-ahead text for each following picker, in page order
     note: str
-    tab_after_first: bool = False  # leave the first picker with Tab Tab instead of Enter
+    tab_after_first: bool = False  # leave the first picker with Tab instead of Enter
+
+
+class DocumentedKeys:
+    """A rater who presses only the keys the README's "Labelling" table lists, spelled as the README spells them."""
+
+    def __init__(self, page: Page):
+        self.page = page
+        self.documented = readme_labelling_keys()
+
+    def press(self, *keys: str) -> None:
+        for key in keys:
+            assert key in self.documented, f"{key} is not in the README's table of labelling keys"
+            self.page.keyboard.press(PLAYWRIGHT_KEYS.get(key, key))
+
+    def type(self, text: str) -> None:
+        """Type-ahead into a filter: the table's "letters"."""
+        assert "letters" in self.documented and re.fullmatch(r"[a-z ]+", text), text
+        assert focused_testid(self.page).startswith("picker-filter-"), "letters filter only in a filter box"
+        self.page.keyboard.type(text)
+
+    def write(self, testid: str, text: str) -> None:
+        """Free text (the note, a proposal) into the box that has the focus."""
+        assert focused_testid(self.page) == testid, f"expected {testid} to have the focus"
+        self.page.keyboard.type(text)
 
 
 def focused_testid(page: Page) -> str:
@@ -38,24 +66,29 @@ def focus_by_tab(page: Page, testid: str, *, limit: int = 60) -> None:
     raise AssertionError(f"Tab never reached [data-testid={testid}]")
 
 
-def label_with_keyboard(page: Page, labels: KeyboardLabels, *, dimension_keys: list[str]) -> None:
-    """Choose a category in every picker, write a note and submit, using only keys."""
+def label_with_keyboard(
+    page: Page, labels: KeyboardLabels, *, dimension_keys: list[str], multi: tuple[str, ...] = ()
+) -> None:
+    """Choose a category in every picker, write a note and submit, using only the README's keys.
+
+    `multi` names the dimensions that allow several categories: there `Enter` adds the match and stays, and a
+    second `Enter` goes on.
+    """
     wait_for_labelling_script(page)
-    page.keyboard.press(labels.first_digit)  # the first picker is active on load
-    if labels.tab_after_first:
-        page.keyboard.press("Tab")  # out of the radio group, to the "propose a new category" box
-        assert focused_testid(page) == f"proposal-{dimension_keys[0]}"
-        page.keyboard.press("Tab")
-    else:
-        page.keyboard.press("Enter")  # confirm, move to the next picker's filter
+    keys = DocumentedKeys(page)
+    assert focused_testid(page) == f"picker-filter-{dimension_keys[0]}", "the first filter has the focus on load"
+    keys.press(labels.first_digit)
+    keys.press("Tab" if labels.tab_after_first else "Enter")  # either way, to the next dimension's filter
     for key, text in zip(dimension_keys[1:], labels.filters, strict=True):
         assert focused_testid(page) == f"picker-filter-{key}", f"expected the {key} filter to have the focus"
-        page.keyboard.type(text)
-        page.keyboard.press("Enter")
-    assert focused_testid(page) == "note", "after the last picker the note should have the focus"
-    page.keyboard.type(labels.note)
+        keys.type(text)
+        keys.press("Enter")
+        if key in multi:
+            assert focused_testid(page) == f"picker-filter-{key}", f"{key} allows several: Enter stays"
+            keys.press("Enter")
+    keys.write("note", labels.note)
     before = page.url
-    page.keyboard.press("Control+Enter")
+    keys.press("Ctrl+Enter")
     page.wait_for_url(lambda url: url != before)
     page.wait_for_load_state()
 

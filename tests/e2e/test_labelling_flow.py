@@ -33,6 +33,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 DEMO_ISSUES = Path(settings.BASE_DIR) / "annotator" / "demo" / "demo_issues.json"
 DOCS_SCREENSHOTS = Path(settings.BASE_DIR) / "docs" / "screenshots"
 DDL_KEYS = ["stage", "symptom", "root_cause", "fix_pattern"]
+DDL_MULTI = ("fix_pattern",)
 B_NOTE = "B-ONLY-NOTE zebra-quartz"
 
 # Rater B labels first, so there is something of B's for rater A's pages to (not) show.
@@ -99,7 +100,7 @@ def _label_queue(page, labels: list[KeyboardLabels], *, forbidden: str | None = 
         assert "/label/" in page.url, f"expected a labelling page, got {page.url}"
         if forbidden:
             assert forbidden not in page.content(), "another rater's note leaked into a labelling page"
-        label_with_keyboard(page, step, dimension_keys=DDL_KEYS)
+        label_with_keyboard(page, step, dimension_keys=DDL_KEYS, multi=DDL_MULTI)
     assert page.url.endswith("/queue/"), "after the last issue the rater should land on the queue"
     expect(page.get_by_test_id("queue-done")).to_be_visible()
 
@@ -143,10 +144,12 @@ def test_two_raters_label_blind_with_the_keyboard_and_the_owner_sees_both_done(
     first_url = page_a.url
     page_a.keyboard.press("2")
     expect_saved_draft(page_a)  # autosave after a pause, through the API
+    page_a.keyboard.press("Escape")  # out of the first filter, where J would filter
     page_a.keyboard.press("j")
     page_a.wait_for_url(lambda url: url != first_url)
     wait_for_labelling_script(page_a)
     assert B_NOTE not in page_a.content()
+    page_a.keyboard.press("Escape")
     page_a.keyboard.press("k")
     page_a.wait_for_url(first_url)
     wait_for_labelling_script(page_a)
@@ -165,6 +168,7 @@ def test_two_raters_label_blind_with_the_keyboard_and_the_owner_sees_both_done(
     for text in A_LABELS[0].filters:
         page_a.keyboard.type(text)
         page_a.keyboard.press("Enter")
+    page_a.keyboard.press("Enter")  # the fix pattern allows several: the first Enter added, this one goes on
     page_a.keyboard.type(A_LABELS[0].note)
     expect_saved_draft(page_a)
     assert checked_names(page_a, "stage") == [STAGE_NAMES["2"]]
@@ -176,7 +180,7 @@ def test_two_raters_label_blind_with_the_keyboard_and_the_owner_sees_both_done(
     page_a.wait_for_url(lambda url: url != before)
     for step in A_LABELS[1:2]:
         assert B_NOTE not in page_a.content(), "rater B's note leaked into a labelling page"
-        label_with_keyboard(page_a, step, dimension_keys=DDL_KEYS)
+        label_with_keyboard(page_a, step, dimension_keys=DDL_KEYS, multi=DDL_MULTI)
     # Half-way: two submitted, one started, as the queue shows it.
     wait_for_labelling_script(page_a)
     page_a.keyboard.press("1")
