@@ -253,6 +253,9 @@ class AnnotationValue(models.Model):
     annotation = models.ForeignKey(Annotation, on_delete=models.CASCADE, related_name="values")
     dimension = models.ForeignKey("taxonomy.Dimension", on_delete=models.PROTECT, related_name="+")
     category = models.ForeignKey("taxonomy.Category", on_delete=models.PROTECT, related_name="annotation_values")
+    # Open coding: the rater's proposal this label came from, when a taxonomy version move turned a proposal
+    # sorted on the card board into its category; empty when the rater chose the category.
+    from_proposal = models.CharField(max_length=500, blank=True)
 
     class Meta:
         ordering = ["annotation", "dimension", "category"]
@@ -274,6 +277,7 @@ class AnnotationHistory(AuditEntry):
         FREEZE = "freeze", "Frozen for adjudication"
         REOPEN = "reopen", "Reopened"
         SKIP = "skip", "Skipped"
+        FROM_PROPOSAL = "proposal", "Labelled from a sorted proposal"
 
     annotation = models.ForeignKey(Annotation, on_delete=models.PROTECT, related_name="history")
     action = models.CharField(max_length=10, choices=Action.choices)

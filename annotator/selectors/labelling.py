@@ -289,8 +289,12 @@ def _tree(categories: list[Category], selected: set[int]) -> list[PickerOption]:
     return options
 
 
-def labelling_page(*, assignment: Assignment) -> dict[str, Any]:
-    """Everything the labelling page shows, in a fixed number of queries whatever the study's size."""
+def labelling_page(*, assignment: Assignment, posted: Any = None) -> dict[str, Any]:
+    """Everything the labelling page shows, in a fixed number of queries whatever the study's size.
+
+    `posted` (an `AnnotationInput` the service refused) is shown instead of the stored labels, proposals,
+    note and confidence: the rater's input is kept while they read why it was refused.
+    """
     study = assignment.study_issue.study
     annotation = (
         Annotation.objects.prefetch_related(Prefetch("values", queryset=_values_queryset()))
@@ -298,6 +302,10 @@ def labelling_page(*, assignment: Assignment) -> dict[str, Any]:
         .get(assignment=assignment)
     )
     chosen = annotation_values(annotation)
+    if posted is not None:  # in memory only: nothing is saved
+        chosen = {key: [int(pk) for pk in ids] for key, ids in posted.values.items() if ids}
+        annotation.proposals = dict(posted.proposals)
+        annotation.note, annotation.confidence = posted.note, posted.confidence
     selected = {pk for ids in chosen.values() for pk in ids}
     dimensions = study_dimensions(study=study)
     categories: dict[int, list[Category]] = {}

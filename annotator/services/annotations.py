@@ -93,6 +93,14 @@ def _clean(
             f"This study does not label the dimension(s) {', '.join(unknown_proposals)}.", field="proposals"
         )
     proposals = {key: text.strip()[:500] for key, text in sorted(data.proposals.items()) if text and text.strip()}
+    both = [key for key in proposals if key in chosen and not dimensions[key].multi_valued]
+    if both:
+        dimension = dimensions[both[0]]
+        raise DomainError(
+            f"'{dimension.name}' takes a single category: either choose '{chosen[both[0]][0].name}' or propose "
+            f'a new category ("{proposals[both[0]]}"), not both.',
+            field="proposals",
+        )
     excluded_reason = data.excluded_reason if data.excluded else ""
     if data.excluded and excluded_reason not in {
         Annotation.ExcludedReason.NOT_A_BUG,

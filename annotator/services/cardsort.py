@@ -111,7 +111,7 @@ def cardsort_apply(*, study: Study, actor) -> TaxonomyVersion:
             category_alias_add(category=existing, actor=actor, aliases=texts, examples=examples)
         else:
             noun = "proposal" if len(decisions) == 1 else "proposals"
-            category_add(
+            existing = category_add(
                 version=draft,
                 actor=actor,
                 dimension_key=dimension_key,
@@ -120,5 +120,8 @@ def cardsort_apply(*, study: Study, actor) -> TaxonomyVersion:
                 examples=examples,
                 note=f"from {len(decisions)} {noun} covering {issues} issues",
             )
+        # The category the cards became, by lineage id: a move to the version carrying it turns each of these
+        # proposals into this category on the proposing rater's annotation, also after a later rename.
+        ProposalDecision.objects.filter(pk__in=[d.pk for d in decisions]).update(target_lineage_id=existing.lineage_id)
     ProposalDecision.objects.filter(pk__in=[d.pk for d in pending]).update(applied_to=draft)
     return draft

@@ -27,7 +27,7 @@ from annotator.selectors.labelling import (
 )
 from annotator.services.annotations import annotation_save_draft, annotation_submit
 from annotator.services.assignments import assignment_skip, assignment_unskip
-from core.errors import DomainError
+from core.errors import ConflictError, DomainError
 
 URL_PLACEHOLDER = 987654321  # stands for the assignment id in a reversed URL
 TITLE_CHARS = 100
@@ -120,7 +120,7 @@ def study_next(request: HttpRequest, pk: int) -> HttpResponse:
 def label(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
     study = _rater_study(request, pk)
     assignment = assignment_get_for_rater(rater=request.user, study=study, pk=assignment_pk)
-    error = None
+    error, posted = None, None
     if request.method == "POST":
         form = AnnotationForm(request.POST, dimensions=study_dimensions(study=study))
         if form.is_valid():
@@ -136,6 +136,8 @@ def label(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
                 )
             except DomainError as exc:
                 error = exc.message
+                # A conflict shows what is stored (another tab changed it); any other refusal keeps the input.
+                posted = None if isinstance(exc, ConflictError) else form.to_input()
             else:
                 if service is annotation_submit:
                     messages.success(request, "Submitted.")
@@ -144,7 +146,7 @@ def label(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
                 return redirect("annotator:label", pk=study.pk, assignment_pk=assignment.pk)
         else:
             error = "The form could not be read; reload the page and try again."
-    context = labelling_page(assignment=assignment)
+    context = labelling_page(assignment=assignment, posted=posted)
     context.update(
         {
             "error": error,

@@ -46,7 +46,9 @@ def study_version(request: HttpRequest, pk: int) -> HttpResponse:
             request,
             f"The study now uses v{chosen.number}: {counts['unchanged'] + counts['moved']} labels carried unchanged, "
             f"{counts['renamed']} renamed, {counts['merged']} merged, {counts['split'] + counts['deprecated']} "
-            f"queued for re-labelling ({counts['reopened']} annotations reopened, "
+            f"queued for re-labelling, {counts['from_proposals']} new from the raters' proposals, "
+            f"{counts['proposals_to_relabel']} annotations queued for re-labelling for their proposals "
+            f"({counts['reopened']} annotations reopened, "
             f"{counts.get('resolutions_reset', 0)} resolutions back to adjudication).",
         )
         return redirect("annotator:study_version", pk=study.pk)

@@ -106,8 +106,11 @@ def labelled_world(users, n_issues: int = 6):
     return world
 
 
-def label_all(world, users) -> None:
-    """Issue i: symptom leaf i % 3 for both raters; root cause leaf 1 (A) / leaf i % 2 (B); stage leaves 0+1 for A."""
+def label_all(world, users, *, proposals: bool = False) -> None:
+    """Issue i: symptom leaf i % 3 for both raters; root cause leaf 1 (A) / leaf i % 2 (B); stage leaves 0+1 for A.
+
+    With `proposals`, both raters also propose "NCCL timeout {i % 2}" for the stage (multi-valued: a proposal
+    beside categories is allowed there, not in a single-valued dimension)."""
     cats = world.cats
     for role in ("rater_a", "rater_b"):
         for i, assignment in enumerate(world.assignments[role]):
@@ -120,6 +123,6 @@ def label_all(world, users) -> None:
             annotation_submit(
                 annotation=annotation,
                 actor=users[role],
-                data=AnnotationInput(values=values, proposals={"symptom": f"NCCL timeout {i % 2}"}),
+                data=AnnotationInput(values=values, proposals={"stage": f"NCCL timeout {i % 2}"} if proposals else {}),
                 expected_version=annotation.version,
             )

@@ -16,7 +16,7 @@ def labelled(users):
     make_taxonomy_maintainer(users["owner"])  # applying the sort drafts the next taxonomy version
     world = build_world(users)
     version_publish(version=world.study.taxonomy_version)
-    label_all(world, users)
+    label_all(world, users, proposals=True)
     return world
 
 
@@ -25,7 +25,7 @@ def test_owner_sorts_proposals_with_keyboard_and_mouse_then_applies_them(
 ):
     page = login(new_context(), "owner")
     page.goto(f"{live_server.url}/studies/{labelled.study.pk}/cardsort/")
-    column = page.locator("[data-testid=cs-column-symptom]")
+    column = page.locator("[data-testid=cs-column-stage]")
     cards = column.locator("[data-testid=cs-card]")
     assert cards.count() == 2
     screenshot(page, "cardsort-board")

@@ -22,6 +22,7 @@ from annotator.permissions import can_manage_study
 from annotator.selectors.studies import study_dimensions
 from annotator.services.agreement.version import study_labels_changed
 from annotator.services.annotations import annotation_reopen
+from annotator.services.resolutions import resolution_reset
 from core.errors import ConflictError, DomainError, PermissionDeniedError
 from taxonomy.models import Category, Dimension, TaxonomyVersion
 from taxonomy.services.operations import version_category_map
@@ -29,6 +30,7 @@ from taxonomy.services.operations.mapping import KINDS
 
 from .final_labels import _move_resolutions, _reset_resolutions
 from .labels import RELABEL, _values
+from .proposals import ProposalOutcome, proposal_outcomes, relabel_reason
 from .targets import _check_target
 
 
@@ -94,6 +96,21 @@ def study_version_move(
     AnnotationValue.objects.filter(pk__in=duplicates).delete()
     AnnotationValue.objects.bulk_update(to_update, ["category_id", "dimension_id"], batch_size=1000)
     submitted = dict(Annotation.objects.filter(pk__in=list(before)).values_list("pk", "submitted_at"))
+    outcomes = proposal_outcomes(
+        study=locked,
+        from_version=from_version,
+        to_version=to_version,
+        fates=fates,
+        labels=after,
+        keys=set(used_keys),
+        single_valued={key for key in used_keys if not new_dimensions[key].multi_valued},
+    )
+    proposal_relabel: dict[int, list[ProposalOutcome]] = {}
+    for outcome in outcomes:
+        if not outcome.becomes_label:
+            proposal_relabel.setdefault(outcome.annotation_id, []).append(outcome)
+    split_relabel = set(relabel)
+    relabel |= set(proposal_relabel)
 
     move = StudyVersionMove.objects.create(
         study=locked,
@@ -109,6 +126,7 @@ def study_version_move(
                 str(a): {"values": v, "submitted": submitted.get(a) is not None} for a, v in before.items()
             },
             "resolutions": {},
+            "proposals": {},
         },
     )
     note = f"carried from v{from_version.number} to v{to_version.number} of the taxonomy (move {move.pk})"
@@ -133,6 +151,9 @@ def study_version_move(
         ],
         batch_size=1000,
     )
+    from_proposals = _labels_from_proposals(
+        outcomes, actor=actor, move=move, after=after, category_dimension=category_dimension, note=note
+    )
     to_reopen = dict(
         Annotation.objects.filter(pk__in=relabel, submitted_at__isnull=False).values_list(
             "pk", "assignment__study_issue_id"
@@ -146,15 +167,26 @@ def study_version_move(
     resolution_counts["resolutions_reset"] = _reset_resolutions(
         resolutions, stale, rater_stale, fates=fates, actor=actor, to_version=to_version
     )
+    resolution_counts["resolutions_reset"] += _reset_for_proposals(
+        resolutions,
+        {to_reopen[pk] for pk in proposal_relabel if pk in to_reopen},
+        handled={*rater_stale, *(r.study_issue_id for r in resolutions if stale.get(r.pk))},
+        actor=actor,
+    )
 
     reopened = []
+    names = {key: new_dimensions[key].name for key in used_keys}
     for annotation in Annotation.objects.filter(pk__in=relabel, submitted_at__isnull=False).order_by("pk"):
-        annotation_reopen(
-            annotation=annotation,
-            actor=actor,
-            reason=f"A category this annotation used was split or deprecated in v{to_version.number}; "
-            "choose one of the new categories.",
-        )
+        reasons = []
+        if annotation.pk in split_relabel:
+            reasons.append(
+                f"A category this annotation used was split or deprecated in v{to_version.number}; "
+                "choose one of the new categories."
+            )
+        if annotation.pk in proposal_relabel:
+            said = relabel_reason(proposal_relabel[annotation.pk], names=names, to_version=to_version)
+            reasons.append(f"{said[:1].upper()}{said[1:]}: choose a category, or keep proposing.")
+        annotation_reopen(annotation=annotation, actor=actor, reason=" ".join(reasons))
         reopened.append(annotation.pk)
 
     locked.taxonomy_version = to_version
@@ -164,6 +196,8 @@ def study_version_move(
         **{kind: counts.get(kind, 0) for kind in KINDS},
         "reopened": len(reopened),
         "pending_relabel": len(relabel) - len(reopened),
+        "from_proposals": from_proposals,
+        "proposals_to_relabel": len(proposal_relabel),
         **resolution_counts,
     }
     move.relabel_annotation_ids = sorted(relabel)
@@ -171,3 +205,91 @@ def study_version_move(
     study_labels_changed(study_id=locked.pk)  # every label points to a new category: the report is stale
     study.taxonomy_version = to_version
     return move
+
+
+def _labels_from_proposals(
+    outcomes: list[ProposalOutcome],
+    *,
+    actor,
+    move: StudyVersionMove,
+    after: dict[int, dict[str, list[int]]],
+    category_dimension: dict[int, int],
+    note: str,
+) -> int:
+    """Each sorted proposal becomes its category on the proposing rater's annotation (the label records the
+    proposal), the proposal leaves the annotation, and a "from proposal" history entry says so. The first
+    submission is left as it was. Returns how many proposals became labels."""
+    settled: dict[int, list[ProposalOutcome]] = {}
+    for outcome in outcomes:
+        if outcome.becomes_label:
+            settled.setdefault(outcome.annotation_id, []).append(outcome)
+    if not settled:
+        return 0
+    annotations = list(Annotation.objects.filter(pk__in=list(settled)).order_by("pk"))
+    rows, history = [], []
+    for annotation in annotations:
+        values = {key: sorted(ids) for key, ids in after.get(annotation.pk, {}).items()}
+        new_values = {key: list(ids) for key, ids in values.items()}
+        old_proposals = dict(annotation.proposals or {})
+        proposals = dict(old_proposals)
+        for outcome in settled[annotation.pk]:
+            if outcome.adds_label:
+                rows.append(
+                    AnnotationValue(
+                        annotation_id=annotation.pk,
+                        dimension_id=category_dimension[outcome.category_id],
+                        category_id=outcome.category_id,
+                        from_proposal=outcome.text[:500],
+                    )
+                )
+                new_values.setdefault(outcome.dimension_key, []).append(outcome.category_id)
+            proposals.pop(outcome.dimension_key, None)
+        move.before["proposals"][str(annotation.pk)] = old_proposals
+        annotation.proposals = proposals
+        annotation.version += 1  # we hold the row lock
+        history.append(
+            AnnotationHistory(
+                annotation_id=annotation.pk,
+                actor=actor,
+                action=AnnotationHistory.Action.FROM_PROPOSAL,
+                version=annotation.version,
+                before={"values": values, "proposals": old_proposals},
+                after={
+                    "values": {key: sorted(ids) for key, ids in sorted(new_values.items())},
+                    "proposals": proposals,
+                    "from_proposals": [
+                        {
+                            "dimension": o.dimension_key,
+                            "proposal": o.text,
+                            "category": o.category_id,
+                            "decision": o.decision_id,
+                        }
+                        for o in settled[annotation.pk]
+                    ],
+                    "reason": note,
+                },
+            )
+        )
+    AnnotationValue.objects.bulk_create(rows, batch_size=1000)
+    Annotation.objects.bulk_update(annotations, ["proposals", "version"], batch_size=1000)
+    AnnotationHistory.objects.bulk_create(history, batch_size=1000)
+    return sum(len(found) for found in settled.values())
+
+
+def _reset_for_proposals(resolutions: list[Resolution], issues: set[int], *, handled: set[int], actor) -> int:
+    """A decided issue whose annotation is reopened for a proposal goes back to adjudication, as one reopened
+    for a split does (those, in `handled`, were reset already): it was decided on labels now being redone."""
+    chosen = [
+        r
+        for r in resolutions
+        if r.study_issue_id in issues and r.study_issue_id not in handled and r.status == Resolution.Status.RESOLVED
+    ]
+    for resolution in chosen:
+        resolution_reset(
+            study_issue=resolution.study_issue,
+            actor=actor,
+            reason="A rater's proposal was not turned into a category by the move, so their annotation was reopened: "
+            "re-adjudicate once they have re-labelled the issue.",
+            expected_version=resolution.version,
+        )
+    return len(chosen)

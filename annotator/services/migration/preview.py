@@ -4,12 +4,21 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from annotator.models import Annotation, Resolution, Study
-from taxonomy.models import Category, TaxonomyVersion
+from annotator.selectors.studies import study_dimensions
+from taxonomy.models import Category, Dimension, TaxonomyVersion
 from taxonomy.services.operations import CategoryFate, version_category_map
 from taxonomy.services.operations.mapping import KINDS
 
 from .labels import RELABEL, _needs_reset, _stale, _values
+from .proposals import proposal_outcomes
 from .targets import _check_target
+
+WHY_SHORT = {
+    "absent": "sorted into a category this version lacks",
+    "conflict": "beside another category in a single-valued dimension",
+    "rejected": "rejected",
+    "unsorted": "not sorted yet",
+}
 
 
 @dataclass
@@ -24,6 +33,9 @@ class MovePreview:
     annotations_to_reopen: int = 0
     annotations_pending_relabel: int = 0  # not yet submitted: already in the queue
     resolutions_to_reset: int = 0  # final labels that go back to adjudication
+    labels_from_proposals: int = 0  # raters' proposals sorted into a category of the target: they become it
+    proposal_annotations_to_relabel: int = 0  # annotations whose proposals cannot become a category: re-labelled
+    proposals_to_relabel: Counter = field(default_factory=Counter)  # those proposals, by why
     examples: list[dict] = field(default_factory=list)  # a few affected categories, for the page
 
     @property
@@ -33,6 +45,11 @@ class MovePreview:
     @property
     def resolution_rows(self) -> list[tuple[str, int]]:
         return [(kind, self.resolution_labels[kind]) for kind in KINDS if self.resolution_labels.get(kind)]
+
+    @property
+    def proposal_relabel_rows(self) -> list[tuple[str, int]]:
+        """Proposals that send their annotation to re-labelling, by why, in words."""
+        return [(WHY_SHORT[why], n) for why, n in sorted(self.proposals_to_relabel.items())]
 
     @property
     def to_relabel(self) -> int:
@@ -45,14 +62,35 @@ def study_version_preview(*, study: Study, to_version: TaxonomyVersion) -> MoveP
     preview = MovePreview(from_version=study.taxonomy_version, to_version=to_version)
     relabel_annotations = set()
     affected: Counter = Counter()
+    after: dict[int, dict[str, list[int]]] = {}
     for _pk, annotation_id, key, category_id in _values(study):
-        kind = fates[category_id].kind
+        fate = fates[category_id]
+        kind = fate.kind
         preview.labels[kind] += 1
         preview.per_dimension.setdefault(key, Counter())[kind] += 1
         if kind in RELABEL:
             relabel_annotations.add(annotation_id)
         if kind != "unchanged":
             affected[category_id] += 1
+        held = after.setdefault(annotation_id, {}).setdefault(key, [])
+        if fate.new_category is not None and fate.new_category not in held:
+            held.append(fate.new_category)
+    keys = {dimension.key for dimension in study_dimensions(study=study)}
+    single = set(Dimension.objects.filter(version=to_version, multi_valued=False).values_list("key", flat=True))
+    outcomes = proposal_outcomes(
+        study=study,
+        from_version=study.taxonomy_version,
+        to_version=to_version,
+        fates=fates,
+        labels=after,
+        keys=keys,
+        single_valued=single & keys,
+    )
+    preview.labels_from_proposals = sum(outcome.becomes_label for outcome in outcomes)
+    proposal_relabel = {outcome.annotation_id for outcome in outcomes if not outcome.becomes_label}
+    preview.proposal_annotations_to_relabel = len(proposal_relabel)
+    preview.proposals_to_relabel.update(outcome.why for outcome in outcomes if not outcome.becomes_label)
+    relabel_annotations |= proposal_relabel
     to_reopen = dict(
         Annotation.objects.filter(pk__in=relabel_annotations, submitted_at__isnull=False).values_list(
             "pk", "assignment__study_issue_id"

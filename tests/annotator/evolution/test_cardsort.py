@@ -9,6 +9,11 @@ from core.errors import DomainError, PermissionDeniedError
 from taxonomy.models import Category, CategoryLineage
 
 
+@pytest.fixture
+def world(proposing_world):
+    return proposing_world
+
+
 def url(world, name="study_cardsort"):
     return reverse(f"annotator:{name}", args=[world.study.pk])
 
@@ -29,7 +34,7 @@ def test_only_owners_see_the_board(world, client_for, role, status):
 def test_a_denied_decision_changes_nothing(world, client_for, role, status):
     response = client_for(role).post(
         url(world, "study_cardsort_decide"),
-        {"dimension": "symptom", "proposal": "nccl timeout 0", "action": "reject", "reason": "no"},
+        {"dimension": "stage", "proposal": "nccl timeout 0", "action": "reject", "reason": "no"},
     )
     assert response.status_code == status
     assert not ProposalDecision.objects.exists()
@@ -37,7 +42,7 @@ def test_a_denied_decision_changes_nothing(world, client_for, role, status):
 
 def test_cards_group_spellings_and_count_issues(world, client_for):
     response = client_for("owner").get(url(world))
-    [column] = [c for c in response.context["columns"] if c.dimension.key == "symptom"]
+    [column] = [c for c in response.context["columns"] if c.dimension.key == "stage"]
     by_key = {card.key: card for card in column.cards}
     # Five issues, proposals alternate "NCCL timeout 0"/"1" per issue index, same for both raters.
     assert by_key["nccl timeout 0"].issues == 3 and by_key["nccl timeout 1"].issues == 2
@@ -48,7 +53,7 @@ def test_decisions_are_stored_and_resume_the_board(world, client_for):
     client = client_for("owner")
     response = client.post(
         url(world, "study_cardsort_decide"),
-        {"dimension": "symptom", "proposal": ["NCCL  Timeout 0"], "action": "new", "name": "collective timeout"},
+        {"dimension": "stage", "proposal": ["NCCL  Timeout 0"], "action": "new", "name": "collective timeout"},
         HTTP_ACCEPT="application/json",
     )
     assert response.status_code == 200, response.content
@@ -58,20 +63,20 @@ def test_decisions_are_stored_and_resume_the_board(world, client_for):
         "new",
         "collective timeout",
     )
-    column = next(c for c in client.get(url(world)).context["columns"] if c.dimension.key == "symptom")
+    column = next(c for c in client.get(url(world)).context["columns"] if c.dimension.key == "stage")
     assert [c.key for c in column.open_cards] == ["nccl timeout 1"]
 
 
 def test_reject_needs_a_reason(world, users):
     with pytest.raises(DomainError):
         proposal_decide(
-            study=world.study, actor=users["owner"], dimension_key="symptom", proposals=["x"], action="reject"
+            study=world.study, actor=users["owner"], dimension_key="stage", proposals=["x"], action="reject"
         )
     with pytest.raises(PermissionDeniedError):
         proposal_decide(
             study=world.study,
             actor=users["rater_a"],
-            dimension_key="symptom",
+            dimension_key="stage",
             proposals=["NCCL timeout 0"],
             action="reject",
             reason="dup",
@@ -81,11 +86,11 @@ def test_reject_needs_a_reason(world, users):
 
 def test_applying_builds_a_draft_with_new_categories_and_aliases(world, users):
     owner = users["owner"]
-    target = world.cats["symptom"][2]
+    target = world.cats["stage"][2]
     proposal_decide(
         study=world.study,
         actor=owner,
-        dimension_key="symptom",
+        dimension_key="stage",
         proposals=["NCCL timeout 0"],
         action="new",
         new_category_name="collective timeout",
@@ -93,7 +98,7 @@ def test_applying_builds_a_draft_with_new_categories_and_aliases(world, users):
     proposal_decide(
         study=world.study,
         actor=owner,
-        dimension_key="symptom",
+        dimension_key="stage",
         proposals=["NCCL timeout 1"],
         action="alias",
         target_lineage_id=str(target.lineage_id),

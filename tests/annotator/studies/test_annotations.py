@@ -307,3 +307,23 @@ def test_the_database_refuses_to_change_a_first_submission(world, users):
         FirstSubmissionValue.objects.filter(first_submission=first).update(category=world.cats["symptom"][2])
     first.refresh_from_db()
     assert first.note == ""
+
+
+@pytest.mark.parametrize("service", [annotation_save_draft, annotation_submit])
+def test_a_category_and_a_proposal_in_one_single_valued_dimension_are_refused(world, users, service):
+    data = complete_input(world, note="kept?", proposals={"symptom": "NCCL watchdog timeout"})
+    with pytest.raises(DomainError, match="'Symptom' takes a single category") as refused:
+        service(annotation=world.a.annotation, actor=users["rater_a"], data=data, expected_version=1)
+    assert refused.value.field == "proposals" and "not both" in refused.value.message
+    world.a.annotation.refresh_from_db()
+    assert (world.a.annotation.version, world.a.annotation.proposals, world.a.annotation.note) == (1, {}, "")
+    assert not AnnotationValue.objects.exists() and not AnnotationHistory.objects.exists()
+
+
+def test_a_proposal_beside_categories_of_a_multi_valued_dimension_is_kept(world, users):
+    stage = [world.cats["stage"][0].pk]
+    data = AnnotationInput(
+        values={**complete_input(world).values, "stage": stage}, proposals={"stage": "Checkpoint resharding"}
+    )
+    result = annotation_submit(annotation=world.a.annotation, actor=users["rater_a"], data=data, expected_version=1)
+    assert result.proposals == {"stage": "Checkpoint resharding"} and result.current_values["stage"] == stage

@@ -79,6 +79,21 @@ def test_submitting_without_required_dimensions_answers_400(world, api_as):
     assert not AnnotationValue.objects.exists()
 
 
+@pytest.mark.parametrize(("method", "suffix"), [("put", "draft/"), ("post", "submit/")])
+def test_a_category_and_a_proposal_in_one_single_valued_dimension_answer_400(world, api_as, method, suffix):
+    body = _body(world, 1, proposals={"symptom": "NCCL watchdog timeout"})
+    response = getattr(api_as("rater_a"), method)(
+        f"/api/v1/annotations/{world.a.annotation.pk}/{suffix}", body, format="json"
+    )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["message"].startswith("'Symptom' takes a single category") and "not both" in error["message"]
+    assert "proposals" in error["fields"]
+    world.a.annotation.refresh_from_db()
+    assert world.a.annotation.version == 1 and world.a.annotation.proposals == {}
+    assert not AnnotationValue.objects.exists()
+
+
 def test_invalid_input_answers_400_with_fields(world, api_as):
     response = api_as("rater_a").put(
         f"/api/v1/annotations/{world.a.annotation.pk}/draft/", {"confidence": 7}, format="json"
@@ -135,7 +150,7 @@ def test_the_save_answer_is_what_the_output_serializer_gives(world, api_as):
 
     client = api_as("rater_a")
     url = f"/api/v1/annotations/{world.a.annotation.pk}/"
-    extra = {"note": "née ünïcode", "proposals": {"symptom": "Silent hang"}, "confidence": 2}
+    extra = {"note": "née ünïcode", "proposals": {"stage": "Silent hang"}, "confidence": 2}
     for method, suffix, version in [("put", "draft/", 1), ("post", "submit/", 2)]:
         answer = getattr(client, method)(url + suffix, _body(world, version, **extra), format="json")
         assert answer.status_code == 200, answer.content

@@ -121,6 +121,33 @@ def test_the_post_fallback_saves_a_draft_and_submits(world, client_as, users):
     assert annotation.submitted_at and annotation.confidence == 2 and annotation.version == 3
 
 
+@pytest.mark.parametrize("action", ["draft", "submit"])
+def test_the_page_refuses_a_category_and_a_proposal_in_one_single_valued_dimension(world, client_as, action):
+    client = client_as("rater_a")
+    url = f"/studies/{world.study.pk}/label/{world.a.pk}/"
+    chosen = world.cats["symptom"][1]
+    response = client.post(
+        url,
+        {
+            "action": action,
+            "version": 1,
+            "note": "my careful note",
+            "dim_symptom": chosen.pk,
+            "dim_root_cause": world.cats["root_cause"][2].pk,
+            "proposal_symptom": "NCCL watchdog timeout",
+        },
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "&#x27;Symptom&#x27; takes a single category" in html and "not both" in html
+    # The rater's input is still on the page, nothing was saved.
+    assert 'value="NCCL watchdog timeout"' in html and "my careful note" in html
+    assert response.context["values"]["symptom"] == [chosen.pk]
+    annotation = Annotation.objects.get(pk=world.a.annotation.pk)
+    assert (annotation.version, annotation.note, annotation.proposals) == (1, "", {})
+    assert not annotation.values.exists()
+
+
 def test_the_post_fallback_reports_a_conflict(world, client_as):
     client = client_as("rater_a")
     url = f"/studies/{world.study.pk}/label/{world.a.pk}/"
