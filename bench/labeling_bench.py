@@ -40,6 +40,7 @@ from bench._common import (
     database_version,
     django_setup,
     gunicorn,
+    gunicorn_memory,
     http_login,
     machine,
     scratch_database,
@@ -165,7 +166,7 @@ def main() -> None:
                 load_before = os.getloadavg()[0]
                 round_trips, request_ids = _time_http(base, build, args.requests)
                 build["load"] = (load_before, os.getloadavg()[0])
-                build["memory"] = _memory(base)
+                build["memory"] = gunicorn_memory(base)
             served = server_times(access_log)  # complete once gunicorn has stopped
         timings = {
             "server": {key: [served[request_id] for request_id in ids] for key, ids in request_ids.items()},
@@ -426,31 +427,6 @@ def _flush_cache(url: str) -> None:
 
 
 # --------------------------------------------------------------------------- memory
-
-
-def _memory(base: str) -> list[tuple[int, bool, int, int]]:
-    """(pid, is master, RSS KiB, PSS KiB) of the gunicorn serving `base`, read from /proc after the timed requests.
-
-    RSS counts pages shared with the master (and the other workers) in every process; PSS splits them.
-    """
-    bind = base.removeprefix("http://").encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes()
-            if b"gunicorn" not in command or bind not in command:
-                continue
-            status = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines() if ":" in line)
-            rollup = (entry / "smaps_rollup").read_text().splitlines()
-        except OSError:  # gone meanwhile, or not ours to read
-            continue
-        pss = next((int(line.split()[1]) for line in rollup if line.startswith("Pss:")), 0)
-        parent = int(status["PPid"].strip())
-        found.append((int(entry.name), parent, int(status["VmRSS"].split()[0]), pss))
-    pids = {pid for pid, *_ in found}
-    return sorted(((pid, parent not in pids, rss, pss) for pid, parent, rss, pss in found), key=lambda row: not row[1])
 
 
 def _memory_text(memory: list[tuple[int, bool, int, int]]) -> str:
