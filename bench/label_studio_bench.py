@@ -31,6 +31,23 @@ header), the round trip adds the client and the loopback connection. SQL queries
 counted afterwards in-process (Django's test client with CaptureQueriesContext, DEBUG still off, on
 the same database). The report goes to stdout and to docs/benchmarks.md, "## Label Studio on this
 machine" (--no-write to skip).
+
+Under load, side by side (--load):
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/label_studio_bench.py --load \
+        --tasks 10000 --cache-url redis://127.0.0.1:6379/13 --broker-url redis://127.0.0.1:6379/14
+
+--raters raters (default 20) at once for --seconds (default 60) against Taxonomist, then the same against
+Label Studio, in one run, both under docker-compose's web command (its gunicorn arguments read from
+docker-compose.yml). Taxonomist: a study of --tasks issues (two raters per issue, spread over the raters) in
+its own scratch database (--taxonomist-db-name, default taxonomist_lbench_load, dropped at the end), with
+the Redis cache and broker docker-compose gives it: two scratch Redis databases named on the command line,
+emptied before and after. Each rater loops: next, two autosaved drafts, submit, a page of 100 of its tasks.
+Label Studio: --tasks tasks as above (the venv of an earlier run is reused when it holds Label Studio),
+one user per rater with its token; each loops through its labelling stream as its UI does: next task, a
+draft saved and saved again, the annotation submitted with it, a data manager page of 100. Reports errors,
+p50/p95/p99 per kind and over all requests, throughput and the RSS and PSS of gunicorn's master and workers
+after the load, to docs/benchmarks.md, "## Under load: 20 raters, Taxonomist and Label Studio side by side".
 """
 
 from __future__ import annotations
@@ -689,7 +706,7 @@ def _side_by_side(args) -> None:
         taxonomist.close()
         _flush_redis(args.cache_url, args.broker_url)
 
-    _, note = _install(args.venv, reuse=args.reuse)
+    _, note = _install(args.venv, reuse=True)  # the venv of an earlier run if it holds Label Studio
     python = args.venv / "bin" / "python"
     package = _package_folder(python)
     scratch = scratch_database(
@@ -798,7 +815,7 @@ def _load_markdown(args, sides: dict, sizing: list[str], version: str, note: str
         "",
         "```",
         "DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/label_studio_bench.py \\",
-        f"    --load --tasks {args.tasks} --cache-url redis://127.0.0.1:6379/7 --broker-url redis://127.0.0.1:6379/8",
+        f"    --load --tasks {args.tasks} --cache-url {args.cache_url} --broker-url {args.broker_url}",
         "```",
         "",
         f"{args.raters} raters at once for {args.seconds:.0f} s against each application in turn, both served by "
@@ -809,8 +826,9 @@ def _load_markdown(args, sides: dict, sizing: list[str], version: str, note: str
         "two raters per issue, the per-user API throttle lifted (a robot per rater sends far more than 600 "
         "requests a minute). Label Studio: its labelling stream's endpoints as its UI calls them (token "
         "authentication), one annotation per task, the data manager's first tab for the list. Round trips are "
-        "measured by the client threads on the same machine; an error is any request that failed or answered "
-        "another status than the one expected (nothing is retried).",
+        "measured by the client threads on the same machine; an error is any request that failed (no answer within "
+        "30 s) or answered another status than the one expected (nothing is retried); requests without an answer "
+        "are not in the percentiles, which flatters the side that had them.",
         "",
         f"Taxonomist: {taxonomist['build']}. Label Studio: {label_studio['build']}.",
         "",

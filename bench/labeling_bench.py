@@ -80,10 +80,12 @@ What the rater's requests cost, and how they are written (2026-12-01):
   at 0 (keyset on the assignment's own study/position copies).
 - Every request: sessions are read from the shared Redis cache (cached_db) instead of the database; the API
   throttles are DRF's own (a user rate of 600 a minute keeps their list of request times short).
-- Memory: the agreement report's numerical libraries (scipy, statsmodels, krippendorff, pandas) are imported
-  where the report, exports and version moves run, not when a worker loads the app: a worker that serves
-  raters never holds them. numpy still comes with openpyxl, which the spreadsheet importer loads with the
-  URLs.
+- Memory: numpy and the agreement report's libraries (scipy, statsmodels, krippendorff, pandas) and openpyxl
+  are imported where the report, exports, version moves and spreadsheet imports run, not when a worker loads
+  the app nor while it serves raters (Django loads every template tag library with a page's first template,
+  so the agreement tags import the report only in the filter that needs it; the sheets reader imports
+  openpyxl, which loads numpy, when it opens a workbook). tests/config/test_worker_imports.py holds a worker
+  to that after next, drafts, submits, the labelling and queue pages.
 
 Run to run, the medians move by 10 to 20% on this shared machine (more when other jobs load it: see the load
 averages with each run).
