@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import platform
+import random
 import re
 import secrets
 import socket
@@ -15,10 +16,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -235,17 +237,20 @@ def gunicorn(
     port: int | None = None,
     access_log: Path | None = None,
     app: tuple[Path, Path, str] | None = None,
+    args: Sequence[str] | None = None,
 ) -> Iterator[str]:
     """Serve config.wsgi with gunicorn on 127.0.0.1; yields the base URL and stops the server afterwards.
 
     With `access_log`, gunicorn writes one line per request: the request's X-Bench-Id header and the
     server time it measured in microseconds (read them back with `server_times`). With `app`, another
     WSGI application is served instead: (its gunicorn binary, the folder to run it from, its
-    "module:callable"), e.g. a third-party tool installed in a virtualenv of its own.
+    "module:callable"), e.g. a third-party tool installed in a virtualenv of its own. `args` replaces
+    `--workers N` with other gunicorn arguments (e.g. docker-compose's, from `compose_web_command`).
     """
     port = port or free_port()
     binary, cwd, wsgi = app or (Path(sys.executable).with_name("gunicorn"), ROOT, "config.wsgi:application")
-    command = [str(binary), wsgi, "--workers", str(workers), "--bind", f"127.0.0.1:{port}"]
+    sizing = list(args) if args is not None else ["--workers", str(workers)]
+    command = [str(binary), wsgi, *sizing, "--bind", f"127.0.0.1:{port}"]
     command += ["--log-level", "warning", "--timeout", "120"]
     if access_log is not None:
         command += ["--access-logfile", str(access_log), "--access-logformat", "%({x-bench-id}i)s %(D)s"]
@@ -367,3 +372,132 @@ def write_section(heading: str, body: str, *, path: Path = BENCHMARKS_MD) -> Non
     text = replaced if count else text.rstrip("\n") + "\n\n" + section
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- raters at once
+
+
+def percentile_ms(seconds: Sequence[float], q: int) -> float:
+    """Nearest-rank q-th percentile of durations in seconds, in milliseconds."""
+    ms = sorted(s * 1000 for s in seconds)
+    return ms[max(1, -(-q * len(ms) // 100)) - 1]
+
+
+@dataclass
+class LoadRun:
+    """What concurrent raters saw: round trips in seconds per kind, the errors, and the loops each finished."""
+
+    kinds: tuple[str, ...]
+    round_trips: dict[str, list[float]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    submitted: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        self.round_trips = {kind: [] for kind in self.kinds}
+
+    def all_round_trips(self) -> list[float]:
+        return [t for kind in self.kinds for t in self.round_trips[kind]]
+
+
+def rater_load(base: str, sessions: dict, loop, seconds: float, kinds: Sequence[str]) -> LoadRun:
+    """Every rater (a logged-in requests.Session) in a thread of its own, all starting together, repeating
+    `loop(request, rng)` until `seconds` pass or it returns False (the rater's queue is done); True counts one
+    finished loop (an issue submitted), None a loop cut short by an error. `request(kind, method, url,
+    expected=200, **kwargs)` times the round trip and answers the JSON body (or {} for an empty one), or None
+    when the request failed or answered another status, which is counted as an error. Nothing is retried."""
+    run = LoadRun(kinds=tuple(kinds))
+    deadline = time.monotonic() + seconds
+    barrier = threading.Barrier(len(sessions))
+
+    def rater(name: str, session, seed: int) -> None:
+        rng, done = random.Random(seed), 0
+
+        def request(kind: str, method: str, url: str, expected: int = 200, **kwargs):
+            start = time.perf_counter()
+            try:
+                response = session.request(method, base + url, timeout=30, **kwargs)
+            except Exception as exc:  # a refused or timed-out request is what a load benchmark counts
+                with run.lock:
+                    run.errors.append(f"{name} {method} {url}: {exc}")
+                return None
+            elapsed = time.perf_counter() - start
+            with run.lock:
+                run.round_trips[kind].append(elapsed)
+                if response.status_code != expected:
+                    run.errors.append(f"{name} {method} {url}: {response.status_code} {response.text[:200]}")
+                    return None
+            return response.json() if response.content else {}
+
+        barrier.wait()
+        while time.monotonic() < deadline:
+            finished = loop(request, rng)
+            if finished is False:
+                break
+            done += bool(finished)
+        with run.lock:
+            run.submitted[name] = done
+
+    started = time.monotonic()
+    threads = [
+        threading.Thread(target=rater, args=(name, session, i)) for i, (name, session) in enumerate(sessions.items())
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=seconds + 120)
+    run.seconds = time.monotonic() - started
+    return run
+
+
+# --------------------------------------------------------------------------- memory of a served app
+
+
+def gunicorn_memory(base: str) -> list[tuple[int, bool, int, int]]:
+    """(pid, is master, RSS KiB, PSS KiB) of the gunicorn serving `base`, read from /proc.
+
+    RSS counts pages shared with the master (and the other workers) in every process; PSS splits them.
+    """
+    bind = base.removeprefix("http://").encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+            if b"gunicorn" not in command or bind not in command:
+                continue
+            status = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines() if ":" in line)
+            rollup = (entry / "smaps_rollup").read_text().splitlines()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        pss = next((int(line.split()[1]) for line in rollup if line.startswith("Pss:")), 0)
+        parent = int(status["PPid"].strip())
+        found.append((int(entry.name), parent, int(status["VmRSS"].split()[0]), pss))
+    pids = {pid for pid, *_ in found}
+    return sorted(((pid, parent not in pids, rss, pss) for pid, parent, rss, pss in found), key=lambda row: not row[1])
+
+
+# --------------------------------------------------------------------------- docker-compose's settings
+
+
+def compose_web_command() -> list[str]:
+    """The web service's gunicorn arguments from docker-compose.yml, its ${NAME:-default} variables at their
+    defaults (or the environment's values), without the bind address and the access log (set per run)."""
+    import shlex
+
+    import yaml
+
+    command = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["web"]["command"]
+    command = re.sub(r"\$\{(\w+):-([^}]*)\}", lambda m: os.environ.get(m.group(1)) or m.group(2), command)
+    args = shlex.split(command)[2:]  # past "gunicorn config.wsgi:application"
+    kept, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in ("--bind", "--access-logfile"):
+            skip = True
+        else:
+            kept.append(arg)
+    return kept

@@ -31,6 +31,23 @@ header), the round trip adds the client and the loopback connection. SQL queries
 counted afterwards in-process (Django's test client with CaptureQueriesContext, DEBUG still off, on
 the same database). The report goes to stdout and to docs/benchmarks.md, "## Label Studio on this
 machine" (--no-write to skip).
+
+Under load, side by side (--load):
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/label_studio_bench.py --load \
+        --tasks 10000 --cache-url redis://127.0.0.1:6379/13 --broker-url redis://127.0.0.1:6379/14
+
+--raters raters (default 20) at once for --seconds (default 60) against Taxonomist, then the same against
+Label Studio, in one run, both under docker-compose's web command (its gunicorn arguments read from
+docker-compose.yml). Taxonomist: a study of --tasks issues (two raters per issue, spread over the raters) in
+its own scratch database (--taxonomist-db-name, default taxonomist_lbench_load, dropped at the end), with
+the Redis cache and broker docker-compose gives it: two scratch Redis databases named on the command line,
+emptied before and after. Each rater loops: next, two autosaved drafts, submit, a page of 100 of its tasks.
+Label Studio: --tasks tasks as above (the venv of an earlier run is reused when it holds Label Studio),
+one user per rater with its token; each loops through its labelling stream as its UI does: next task, a
+draft saved and saved again, the annotation submitted with it, a data manager page of 100. Reports errors,
+p50/p95/p99 per kind and over all requests, throughput and the RSS and PSS of gunicorn's master and workers
+after the load, to docs/benchmarks.md, "## Under load: 20 raters, Taxonomist and Label Studio side by side".
 """
 
 from __future__ import annotations
@@ -52,9 +69,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import (
     TimedRequests,
+    compose_web_command,
+    django_setup,
     gunicorn,
+    gunicorn_memory,
+    http_login,
     machine,
+    percentile_ms,
+    rater_load,
     scratch_database,
+    served_env,
     server_times,
     stats,
     stopwatch,
@@ -116,7 +140,17 @@ if command == "setup":
         org.add_user(user)
     user.active_organization = org
     user.save(update_fields=["active_organization"])
-    answer = {"token": user.auth_token.key, "version": label_studio.__version__}
+    from rest_framework.authtoken.models import Token
+    rater_tokens = []
+    for i in range(1, args.get("raters", 0) + 1):  # annotators of the load run, members of the organization
+        email = f"rater{i}@example.com"
+        rater = User.objects.filter(email=email).first()
+        rater = rater or User.objects.create_user(email=email, password=args["password"])
+        org.add_user(rater)
+        rater.active_organization = org
+        rater.save(update_fields=["active_organization"])
+        rater_tokens.append(Token.objects.get_or_create(user=rater)[0].key)
+    answer = {"token": user.auth_token.key, "version": label_studio.__version__, "rater_tokens": rater_tokens}
 
 elif command == "state":
     from data_manager.models import View
@@ -174,7 +208,21 @@ def main() -> None:
         help="reuse the venv and a kept database holding the project (skips install and load; implies --keep)",
     )
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
+    load = parser.add_argument_group("under load (--load): raters at once against both, docker-compose's web settings")
+    load.add_argument("--load", action="store_true", help="run the side-by-side load instead of the timed requests")
+    load.add_argument("--raters", type=int, default=20, help="raters working at once (default 20)")
+    load.add_argument("--seconds", type=float, default=60, help="how long they work, on each side (default 60)")
+    load.add_argument(
+        "--taxonomist-db-name", default="taxonomist_lbench_load", help="Taxonomist's scratch database (dropped)"
+    )
+    load.add_argument("--cache-url", default="", help="Taxonomist's CACHE_URL: a scratch Redis database (emptied)")
+    load.add_argument(
+        "--broker-url", default="", help="its CELERY_BROKER_URL: another scratch Redis database (emptied)"
+    )
     args = parser.parse_args()
+    if args.load:
+        _side_by_side(args)
+        return
     if args.tasks < 2 * (WARMUP + args.requests) + 10:
         raise SystemExit(f"--tasks must leave at least {WARMUP + args.requests + 5} tasks without an annotation")
 
@@ -605,6 +653,257 @@ def _section(report: str) -> str:
             report,
         ]
     )
+
+
+# --------------------------------------------------------------------------- under load, side by side
+
+LOAD_SECTION = "## Under load: 20 raters, Taxonomist and Label Studio side by side"
+LOAD_KINDS = ("next", "draft", "submit", "list")
+LOAD_WHAT = {
+    "next": ("GET next assignment", "GET /api/projects/{id}/next/"),
+    "draft": ("PUT draft (autosave), twice", "POST /api/tasks/{id}/drafts, then PATCH /api/drafts/{id}/"),
+    "submit": ("POST submit", "POST /api/tasks/{id}/annotations/ (with the draft)"),
+    "list": ("GET 100 of my assignments", "GET /api/tasks?page=K&page_size=100&view=V&project=P"),
+}
+TARGET_RATIO = 10  # Label Studio's p95 over Taxonomist's
+
+
+def _side_by_side(args) -> None:
+    """The same raters' loop against Taxonomist and then Label Studio, each under docker-compose's gunicorn
+    settings, in one run (see the section's text in _load_markdown)."""
+    from bench.team_sqlite_bench import PASSWORD as RATER_PASSWORD
+    from bench.team_sqlite_bench import build_study, rater_loop
+
+    if not (args.cache_url.startswith("redis://") and args.broker_url.startswith("redis://")):
+        raise SystemExit("--load needs --cache-url and --broker-url: two scratch Redis databases (they are emptied)")
+    if args.cache_url == args.broker_url:
+        raise SystemExit("--cache-url and --broker-url must name two different Redis databases")
+    server_url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    sizing = compose_web_command()
+    sides: dict[str, dict] = {}
+    taxonomist = scratch_database(
+        vendor="postgresql", name=args.taxonomist_db_name, server_url=server_url, keep=args.keep
+    )
+    try:
+        django_setup(taxonomist.url, CACHE_URL=args.cache_url, CELERY_BROKER_URL=args.broker_url)
+        with stopwatch() as elapsed:
+            study_id, usernames, categories = build_study(args.tasks, args.raters)
+            _analyze(taxonomist.url)
+        from django.db import connections
+
+        connections.close_all()
+        _flush_redis(args.cache_url, args.broker_url)
+        # One robot per rater sends far more than a person: the API's per-user throttle (600 a minute) is lifted.
+        env = served_env(
+            taxonomist.url, CACHE_URL=args.cache_url, CELERY_BROKER_URL=args.broker_url, API_THROTTLE_USER="1000/s"
+        )
+        with gunicorn(env, args=sizing) as base:
+            sessions = {name: http_login(base, name, RATER_PASSWORD) for name in usernames}
+            loop = rater_loop(study_id, categories, listing=True)
+            sides["Taxonomist"] = _loaded(base, sessions, loop, args.seconds)
+        sides["Taxonomist"]["build"] = f"study of {args.tasks:,} issues built in {elapsed[0]:.0f} s"
+    finally:
+        taxonomist.close()
+        _flush_redis(args.cache_url, args.broker_url)
+
+    _, note = _install(args.venv, reuse=True)  # the venv of an earlier run if it holds Label Studio
+    python = args.venv / "bin" / "python"
+    package = _package_folder(python)
+    scratch = scratch_database(
+        vendor="postgresql", name=args.db_name, server_url=server_url, keep=args.keep or args.reuse, reuse=args.reuse
+    )
+    data_dir = Path(tempfile.mkdtemp(prefix="lsbench-data-"))
+    try:
+        env = _ls_env(scratch.url, data_dir)
+        setup = _ls(python, package, env, "setup", {"email": EMAIL, "password": PASSWORD, "raters": args.raters})
+        state = _ls(python, package, env, "state", {"title": PROJECT_TITLE})
+        reused = bool(state and state["tasks"] == args.tasks and state["view"])
+        if state and not reused:
+            raise SystemExit(
+                f"the database {args.db_name} holds a project of {state['tasks']:,} tasks, not {args.tasks:,}"
+            )
+        app = (args.venv / "bin" / "gunicorn", package, "core.wsgi:application")
+        with stopwatch() as elapsed:
+            if not reused:
+                with gunicorn(env, workers=args.workers, app=app) as base:
+                    _load(_session(setup["token"]), base, args.tasks, args.batch)
+                state = _ls(python, package, env, "state", {"title": PROJECT_TITLE})
+            _analyze(scratch.url)
+        # A fresh server for the load: its workers have not held an import's batches.
+        with gunicorn(env, app=app, args=sizing) as base:
+            sessions = {f"rater{i}": _session(token) for i, token in enumerate(setup["rater_tokens"], 1)}
+            sides["Label Studio"] = _loaded(base, sessions, _ls_loop(state), args.seconds)
+        done = "reused from a kept database" if reused else "loaded through its import API"
+        sides["Label Studio"]["build"] = (
+            f"project of {state['tasks']:,} tasks ({done}; {state['annotated']:,} annotated before the run) "
+            f"ready in {elapsed[0]:.0f} s"
+        )
+        postgres = _postgres_version(scratch.url)
+    finally:
+        scratch.close()
+        shutil.rmtree(data_dir, ignore_errors=True)
+    report = _load_markdown(args, sides, sizing, setup["version"], note, postgres)
+    print(report)
+    for name, side in sides.items():
+        if side["run"].errors:
+            print(f"\n{name}, first errors:\n" + "\n".join(side["run"].errors[:10]))
+    if not args.no_write:
+        write_section(LOAD_SECTION, report)
+        print("\nwritten to docs/benchmarks.md")
+
+
+def _loaded(base: str, sessions: dict, loop, seconds: float) -> dict:
+    load_before = os.getloadavg()[0]
+    run = rater_load(base, sessions, loop, seconds, LOAD_KINDS)
+    return {"run": run, "load": (load_before, os.getloadavg()[0]), "memory": gunicorn_memory(base)}
+
+
+def _ls_loop(state: dict):
+    """Label Studio's labelling stream as its UI drives it: the next task, a draft saved and saved again,
+    the annotation submitted with that draft, then a page of 100 tasks in the data manager."""
+    project = state["project"]
+
+    def loop(request, rng: random.Random):
+        task = request("next", "GET", f"/api/projects/{project}/next/")
+        if task is None:
+            return None
+        draft = request(
+            "draft", "POST", f"/api/tasks/{task['id']}/drafts", 201, json={"result": [_result(rng)], "lead_time": 3.0}
+        )
+        if draft is None:
+            return None
+        again = {"result": [_result(rng)], "lead_time": 6.0}
+        if request("draft", "PATCH", f"/api/drafts/{draft['id']}/", json=again) is None:
+            return None
+        annotation = {**_annotation(state, rng), "draft_id": draft["id"]}
+        url = f"/api/tasks/{task['id']}/annotations/?project={project}"
+        submitted = request("submit", "POST", url, 201, json=annotation) is not None
+        request("list", "GET", "/api/tasks", params=_list_params(state, rng))
+        return submitted or None
+
+    return loop
+
+
+def _flush_redis(*urls: str) -> None:
+    import redis
+
+    for url in urls:
+        try:
+            redis.Redis.from_url(url).flushdb()
+        except redis.RedisError as exc:
+            raise SystemExit(f"the scratch Redis database {url} is not reachable ({exc})") from exc
+
+
+def _memory_line(memory: list[tuple[int, bool, int, int]]) -> str:
+    master = next((rss for _, is_master, rss, _ in memory if is_master), 0)
+    workers = [rss for _, is_master, rss, _ in memory if not is_master]
+    pss = sum(row[3] for row in memory)
+    each = ", ".join(f"{rss / 1024:.0f}" for rss in workers)
+    return (
+        f"master {master / 1024:.0f} MiB + workers {each} MiB RSS = {(master + sum(workers)) / 1024:.0f} MiB; "
+        f"PSS {pss / 1024:.0f} MiB"
+    )
+
+
+def _load_markdown(args, sides: dict, sizing: list[str], version: str, note: str, postgres: str) -> str:
+    taxonomist, label_studio = sides["Taxonomist"], sides["Label Studio"]
+    lines = [
+        f"Run on {today()}, {machine()}, {postgres}, Label Studio {version} (PyPI, a scratch virtualenv).",
+        "",
+        "Command (two scratch PostgreSQL databases, dropped at the end, and two scratch Redis databases for "
+        "Taxonomist's cache and broker, emptied before and after):",
+        "",
+        "```",
+        "DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/label_studio_bench.py \\",
+        f"    --load --tasks {args.tasks} --cache-url {args.cache_url} --broker-url {args.broker_url}",
+        "```",
+        "",
+        f"{args.raters} raters at once for {args.seconds:.0f} s against each application in turn, both served by "
+        f"gunicorn with docker-compose's web settings (`{' '.join(sizing)}`, sync workers), DEBUG off, on "
+        "127.0.0.1. Each rater, in a thread of its own, loops: the next issue, two autosaved drafts, the submit, "
+        "and a page of 100 of its tasks. Taxonomist: the rater API over session authentication, the Redis cache and "
+        "broker as docker-compose configures them (the agreement recomputation after a submit is queued, as there), "
+        "two raters per issue, the per-user API throttle lifted (a robot per rater sends far more than 600 "
+        "requests a minute). Label Studio: its labelling stream's endpoints as its UI calls them (token "
+        "authentication), one annotation per task, the data manager's first tab for the list. Round trips are "
+        "measured by the client threads on the same machine; an error is any request that failed (no answer within "
+        "30 s) or answered another status than the one expected (nothing is retried); requests without an answer "
+        "are not in the percentiles, which flatters the side that had them.",
+        "",
+        f"Taxonomist: {taxonomist['build']}. Label Studio: {label_studio['build']}.",
+        "",
+        "| | " + " | ".join(sides) + " | Label Studio / Taxonomist |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+
+    def row(label: str, values: list, ratio: str = "") -> None:
+        lines.append(f"| {label} | " + " | ".join(values) + f" | {ratio} |")
+
+    runs = {name: side["run"] for name, side in sides.items()}
+    row("errors", [f"**{len(run.errors)}**" for run in runs.values()])
+    row("requests answered", [f"{len(run.all_round_trips()):,}" for run in runs.values()])
+    throughput = {name: len(run.all_round_trips()) / run.seconds for name, run in runs.items()}
+    row(
+        "requests per second",
+        [f"{value:.1f}" for value in throughput.values()],
+        f"Taxonomist {throughput['Taxonomist'] / throughput['Label Studio']:.1f}x",
+    )
+    issues = {name: sum(run.submitted.values()) / run.seconds for name, run in runs.items()}
+    row("issues submitted per second", [f"{value:.1f}" for value in issues.values()])
+    ratios = {}
+    for kind in ("all", *LOAD_KINDS):
+        samples = {
+            name: run.all_round_trips() if kind == "all" else run.round_trips[kind] for name, run in runs.items()
+        }
+        if not all(samples.values()):
+            continue
+        for q in (50, 95, 99):
+            values = {name: percentile_ms(seconds, q) for name, seconds in samples.items()}
+            ratio = values["Label Studio"] / values["Taxonomist"]
+            ratios[(kind, q)] = ratio
+            label = "all requests" if kind == "all" else kind
+            row(f"{label} p{q} ms", [f"{value:.1f}" for value in values.values()], f"{ratio:.1f}x")
+    for name, side in sides.items():
+        row(
+            f"load average (1 min) before / after, {name}",
+            [f"{side['load'][0]:.2f} / {side['load'][1]:.2f}" if other == name else "" for other in sides],
+        )
+    lines += [
+        "",
+        "What each kind is: "
+        + "; ".join(f"{kind}: Taxonomist {ours}, Label Studio `{theirs}`" for kind, (ours, theirs) in LOAD_WHAT.items())
+        + ".",
+        "",
+        "Memory after the load (from /proc): "
+        + "; ".join(f"{name}: {_memory_line(side['memory'])}" for name, side in sides.items())
+        + ".",
+        "",
+    ]
+    errors = len(runs["Taxonomist"].errors)
+    p95 = ratios.get(("all", 95), 0.0)
+    lines.append(
+        f"Goal: 0 errors and at least {TARGET_RATIO}x Label Studio at p95. Taxonomist answered with {errors} "
+        f"error{'s' if errors != 1 else ''} and {p95:.1f}x Label Studio's p95 over all requests: "
+        f"{'met' if errors == 0 and p95 >= TARGET_RATIO else 'NOT met'}."
+    )
+    busiest = max(side["load"][0] for side in sides.values())
+    if busiest > (os.cpu_count() or 1):
+        lines += [
+            "",
+            f"The machine was shared with other jobs (load average up to {busiest:.1f} on {os.cpu_count()} cores): "
+            "the round trips include waiting for a CPU on both sides; the two sides ran one after the other in the "
+            "same run, so their ratio is the fairer figure.",
+        ]
+    if args.tasks != 100_000:
+        lines += [
+            "",
+            f"Both sides ran on {args.tasks:,} issues (tasks) instead of 100,000, to keep the build within the "
+            "time this shared machine allows; the rater's requests do not grow with the study (keyset pages, "
+            "indexed next), Label Studio's list pages do.",
+        ]
+    if note:
+        lines += ["", note]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

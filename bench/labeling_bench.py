@@ -40,6 +40,7 @@ from bench._common import (
     database_version,
     django_setup,
     gunicorn,
+    gunicorn_memory,
     http_login,
     machine,
     scratch_database,
@@ -79,10 +80,12 @@ What the rater's requests cost, and how they are written (2026-12-01):
   at 0 (keyset on the assignment's own study/position copies).
 - Every request: sessions are read from the shared Redis cache (cached_db) instead of the database; the API
   throttles are DRF's own (a user rate of 600 a minute keeps their list of request times short).
-- Memory: the agreement report's numerical libraries (scipy, statsmodels, krippendorff, pandas) are imported
-  where the report, exports and version moves run, not when a worker loads the app: a worker that serves
-  raters never holds them. numpy still comes with openpyxl, which the spreadsheet importer loads with the
-  URLs.
+- Memory: numpy and the agreement report's libraries (scipy, statsmodels, krippendorff, pandas) and openpyxl
+  are imported where the report, exports, version moves and spreadsheet imports run, not when a worker loads
+  the app nor while it serves raters (Django loads every template tag library with a page's first template,
+  so the agreement tags import the report only in the filter that needs it; the sheets reader imports
+  openpyxl, which loads numpy, when it opens a workbook). tests/config/test_worker_imports.py holds a worker
+  to that after next, drafts, submits, the labelling and queue pages.
 
 Run to run, the medians move by 10 to 20% on this shared machine (more when other jobs load it: see the load
 averages with each run).
@@ -165,7 +168,7 @@ def main() -> None:
                 load_before = os.getloadavg()[0]
                 round_trips, request_ids = _time_http(base, build, args.requests)
                 build["load"] = (load_before, os.getloadavg()[0])
-                build["memory"] = _memory(base)
+                build["memory"] = gunicorn_memory(base)
             served = server_times(access_log)  # complete once gunicorn has stopped
         timings = {
             "server": {key: [served[request_id] for request_id in ids] for key, ids in request_ids.items()},
@@ -426,31 +429,6 @@ def _flush_cache(url: str) -> None:
 
 
 # --------------------------------------------------------------------------- memory
-
-
-def _memory(base: str) -> list[tuple[int, bool, int, int]]:
-    """(pid, is master, RSS KiB, PSS KiB) of the gunicorn serving `base`, read from /proc after the timed requests.
-
-    RSS counts pages shared with the master (and the other workers) in every process; PSS splits them.
-    """
-    bind = base.removeprefix("http://").encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes()
-            if b"gunicorn" not in command or bind not in command:
-                continue
-            status = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines() if ":" in line)
-            rollup = (entry / "smaps_rollup").read_text().splitlines()
-        except OSError:  # gone meanwhile, or not ours to read
-            continue
-        pss = next((int(line.split()[1]) for line in rollup if line.startswith("Pss:")), 0)
-        parent = int(status["PPid"].strip())
-        found.append((int(entry.name), parent, int(status["VmRSS"].split()[0]), pss))
-    pids = {pid for pid, *_ in found}
-    return sorted(((pid, parent not in pids, rss, pss) for pid, parent, rss, pss in found), key=lambda row: not row[1])
 
 
 def _memory_text(memory: list[tuple[int, bool, int, int]]) -> str:

@@ -20,4 +20,10 @@ $PY bench/team_sqlite_bench.py --var-dir "$(mktemp -d)/team-bench"
 # virtualenv outside the repository; BENCH_LABEL_STUDIO=0 skips it).
 if [ "${BENCH_LABEL_STUDIO:-1}" = 1 ]; then
     $PY bench/label_studio_bench.py --db-name taxonomist_lsbench
+    # 20 raters at once against both under docker-compose's gunicorn settings: Taxonomist's cache and broker in
+    # two scratch Redis databases (emptied), named here; skipped when they are not.
+    if [ -n "${BENCH_LOAD_CACHE_URL:-}" ] && [ -n "${BENCH_LOAD_BROKER_URL:-}" ]; then
+        $PY bench/label_studio_bench.py --load --tasks 10000 --db-name taxonomist_lsbench_load \
+            --cache-url "$BENCH_LOAD_CACHE_URL" --broker-url "$BENCH_LOAD_BROKER_URL"
+    fi
 fi

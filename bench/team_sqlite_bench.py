@@ -24,9 +24,6 @@ import random
 import shutil
 import subprocess
 import sys
-import threading
-import time
-from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
@@ -34,9 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import (
     ROOT,
+    LoadRun,
     free_port,
     http_login,
     machine,
+    percentile_ms,
+    rater_load,
     served_env,
     stats,
     today,
@@ -50,77 +50,39 @@ KINDS = ("next", "draft", "submit")
 TARGET_P95_MS = 100
 
 
-@dataclass
-class TeamRun:
-    """What the raters saw: round trips in seconds per kind, the errors, and how many issues each submitted."""
-
-    round_trips: dict[str, list[float]] = field(default_factory=lambda: {kind: [] for kind in KINDS})
-    errors: list[str] = field(default_factory=list)
-    submitted: dict[str, int] = field(default_factory=dict)
-    seconds: float = 0.0
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def all_round_trips(self) -> list[float]:
-        return [t for kind in KINDS for t in self.round_trips[kind]]
-
-
 def team_load(
     base: str, usernames: list[str], password: str, study_id: int, categories: dict[str, list[int]], seconds: float
-) -> TeamRun:
+) -> LoadRun:
     """Every rater in a thread of its own: next, two autosaved drafts, submit, until `seconds` pass or the queue is
     empty. Nothing is retried: a failed request is counted as an error and the rater goes on with the next issue."""
-    run = TeamRun()
     sessions = {username: http_login(base, username, password) for username in usernames}
-    deadline = time.monotonic() + seconds
-    barrier = threading.Barrier(len(usernames))
+    return rater_load(base, sessions, rater_loop(study_id, categories), seconds, KINDS)
 
-    def rater(username: str, seed: int) -> None:
-        session, rng, done = sessions[username], random.Random(seed), 0
 
-        def request(kind: str, method: str, url: str, **kwargs):
-            start = time.perf_counter()
-            try:
-                response = session.request(method, base + url, timeout=30, **kwargs)
-            except Exception as exc:  # a refused or timed-out request is what this benchmark counts
-                with run.lock:
-                    run.errors.append(f"{username} {method} {url}: {exc}")
+def rater_loop(study_id: int, categories: dict[str, list[int]], *, listing: bool = False):
+    """One issue of a rater's work: next, two autosaved drafts, submit (and, with `listing`, a page of 100 of
+    the rater's assignments), for `bench._common.rater_load`."""
+
+    def loop(request, rng: random.Random):
+        upcoming = request("next", "GET", f"/api/v1/studies/{study_id}/assignments/next/")
+        if upcoming is None:
+            return None
+        if upcoming["assignment"] is None:
+            return False  # the queue is done
+        annotation, version = upcoming["assignment"]["annotation"], upcoming["assignment"]["annotation_version"]
+        for note in ("first thoughts", "second thoughts"):
+            draft = {"values": _labels(categories, rng, complete=False), "note": note, "version": version}
+            saved = request("draft", "PUT", f"/api/v1/annotations/{annotation}/draft/", json=draft)
+            if saved is None:
                 return None
-            elapsed = time.perf_counter() - start
-            with run.lock:
-                run.round_trips[kind].append(elapsed)
-                if response.status_code != 200:
-                    run.errors.append(f"{username} {method} {url}: {response.status_code} {response.text[:200]}")
-                    return None
-            return response.json()
+            version = saved["version"]
+        final = {"values": _labels(categories, rng, complete=True), "note": "done", "version": version}
+        submitted = request("submit", "POST", f"/api/v1/annotations/{annotation}/submit/", json=final) is not None
+        if listing:
+            request("list", "GET", f"/api/v1/studies/{study_id}/assignments/mine/?limit=100")
+        return submitted or None
 
-        barrier.wait()
-        while time.monotonic() < deadline:
-            upcoming = request("next", "GET", f"/api/v1/studies/{study_id}/assignments/next/")
-            if upcoming is None:
-                continue
-            if upcoming["assignment"] is None:
-                break  # the queue is done
-            annotation, version = upcoming["assignment"]["annotation"], upcoming["assignment"]["annotation_version"]
-            for note in ("first thoughts", "second thoughts"):
-                draft = {"values": _labels(categories, rng, complete=False), "note": note, "version": version}
-                saved = request("draft", "PUT", f"/api/v1/annotations/{annotation}/draft/", json=draft)
-                if saved is None:
-                    break
-                version = saved["version"]
-            final = {"values": _labels(categories, rng, complete=True), "note": "done", "version": version}
-            if request("submit", "POST", f"/api/v1/annotations/{annotation}/submit/", json=final) is not None:
-                done += 1
-        with run.lock:
-            run.submitted[username] = done
-
-    started = time.monotonic()
-    threads = [threading.Thread(target=rater, args=(name, i)) for i, name in enumerate(usernames)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=seconds + 120)
-    run.seconds = time.monotonic() - started
-    return run
+    return loop
 
 
 def _labels(categories: dict[str, list[int]], rng: random.Random, *, complete: bool) -> dict[str, list[int]]:
@@ -252,12 +214,7 @@ def main() -> None:
     sys.exit(0 if not run.errors and all_stats.p95_ms <= TARGET_P95_MS else 1)
 
 
-def _p99(seconds: list[float]) -> float:
-    ms = sorted(s * 1000 for s in seconds)
-    return ms[max(1, -(-99 * len(ms) // 100)) - 1]
-
-
-def _markdown(args, run: TeamRun, sqlite: str, load: tuple[float, float]) -> str:
+def _markdown(args, run: LoadRun, sqlite: str, load: tuple[float, float]) -> str:
     rows = [("all requests", run.all_round_trips())] + [(kind, run.round_trips[kind]) for kind in KINDS]
     names = {"next": "GET next assignment", "draft": "PUT draft (autosave)", "submit": "POST submit"}
     lines = [
@@ -283,7 +240,7 @@ def _markdown(args, run: TeamRun, sqlite: str, load: tuple[float, float]) -> str
         s = stats(values)
         label = names.get(name, name)
         lines.append(
-            f"| {label} | {s.n:,} | {s.median_ms:.1f} ms | {s.p95_ms:.1f} ms | {_p99(values):.1f} ms | "
+            f"| {label} | {s.n:,} | {s.median_ms:.1f} ms | {s.p95_ms:.1f} ms | {percentile_ms(values, 99):.1f} ms | "
             f"{s.max_ms:.1f} ms |"
         )
     if load[0] > (os.cpu_count() or 1):

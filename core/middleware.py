@@ -49,6 +49,26 @@ class ContentSecurityPolicyMiddleware:
         return response
 
 
+class HealthCheckMiddleware:
+    """Answers `/healthz` before anything reads the Host header.
+
+    Probes call the app by address (docker-compose's healthcheck asks http://127.0.0.1:8000/healthz, a
+    load balancer the container's IP), which ALLOWED_HOSTS should not have to name: without this, every
+    probe of a production setup would get 400 (DisallowedHost) and the service would never be healthy.
+    The answer carries nothing but the database's state (core.views.healthz).
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path_info == "/healthz":
+            from .views import healthz
+
+            return healthz(request)
+        return self.get_response(request)
+
+
 def page_flags(request: HttpRequest) -> dict:
     """Template context: whether this page shows external images (static/js/external-images.js), and which
     parts of the navigation the viewer may use (links a role cannot use are not shown)."""

@@ -2,8 +2,6 @@
 
 from django import template
 
-from annotator.services.agreement.report import left_out_text
-
 register = template.Library()
 DASH = "—"
 
@@ -32,4 +30,8 @@ def get(mapping, key):
 @register.filter
 def left_out(row, reasons) -> str:
     """How many issues a figure left out, and why: "2 a new category proposed instead of a choice; 1 ..."."""
+    # Imported here: Django loads every tag library with the first template of any page, and the report's
+    # module brings numpy, scipy and statsmodels, which only the agreement pages need.
+    from annotator.services.agreement.report import left_out_text
+
     return left_out_text(row, reasons or {})

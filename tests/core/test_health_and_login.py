@@ -43,3 +43,15 @@ def test_home_requires_login(client):
     response = client.get("/")
     assert response.status_code == 302
     assert response.url.startswith("/accounts/login/")
+
+
+@pytest.mark.django_db
+def test_healthz_answers_probes_by_address_whatever_allowed_hosts_says(client, settings):
+    # docker-compose's healthcheck asks http://127.0.0.1:8000/healthz of a site whose ALLOWED_HOSTS names only
+    # its public host, and over plain HTTP behind the TLS proxy.
+    settings.ALLOWED_HOSTS = ["taxonomist.example.org"]
+    settings.SECURE_SSL_REDIRECT = True
+    response = client.get("/healthz", HTTP_HOST="127.0.0.1:8000")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": "ok"}
+    assert client.get("/accounts/login/", HTTP_HOST="127.0.0.1:8000").status_code == 400  # pages still check it

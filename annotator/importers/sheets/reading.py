@@ -10,9 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree.ElementTree import ParseError
 
-from openpyxl import load_workbook
-from openpyxl.utils import get_column_letter
-from openpyxl.utils.exceptions import InvalidFileException
 from rapidfuzz.distance import OSA
 
 from ..archives import ArchiveLimits, ArchiveTooLarge, archive_check
@@ -159,10 +156,16 @@ def _real_rows(
             )
         if len(cells) > limits.max_columns:
             raise SheetReadError(
-                f"{where}, line {line} has a value in column {get_column_letter(min(len(cells), 18278))}, "
+                f"{where}, line {line} has a value in column {_column_letter(min(len(cells), 18278))}, "
                 f"beyond the {limits.max_columns:,} columns read; delete the columns to the right of the data."
             )
         yield line, cells
+
+
+def _column_letter(index: int) -> str:
+    from openpyxl.utils import get_column_letter  # openpyxl (and numpy) only once a sheet is read
+
+    return get_column_letter(index)
 
 
 def _table(
@@ -193,9 +196,9 @@ def _table(
     headers: list[str] = []
     for i in used:
         written = (header[i] if i < len(header) else None) or ""
-        key = normalise_header(written) or f"column {get_column_letter(i + 1).lower()}"
+        key = normalise_header(written) or f"column {_column_letter(i + 1).lower()}"
         if key in columns:  # a repeated header keeps its data under a distinct key
-            key = f"{key} ({get_column_letter(i + 1).lower()})"
+            key = f"{key} ({_column_letter(i + 1).lower()})"
         keys.append(key)
         columns[key] = written
         headers.append(written)
@@ -209,9 +212,9 @@ def _table(
 
 # What a hostile workbook raises while it is parsed: XML entity expansion (refused by defusedxml, or by
 # expat's own amplification limit), broken XML, a damaged or lying zip.
+# (openpyxl's InvalidFileException is added where workbooks are read: openpyxl is imported there only.)
 _XLSX_ERRORS = (
     ParseError,
-    InvalidFileException,
     zipfile.BadZipFile,
     zlib.error,
     EOFError,
@@ -242,13 +245,18 @@ def _xlsx_problem(name: str, exc: Exception) -> SheetReadError:
 def _read_xlsx(
     path: Path, name: str, sheet_names: Sequence[str] | None, limits: SheetLimits, budget: _CellBudget
 ) -> Iterator[Sheet]:
+    # Imported here: openpyxl loads numpy, which a web worker serving raters never needs otherwise.
+    from openpyxl import load_workbook
+    from openpyxl.utils.exceptions import InvalidFileException
+
+    errors = (*_XLSX_ERRORS, InvalidFileException)
     try:
         with zipfile.ZipFile(path) as archive:
             archive_check(archive, _archive_limits(limits), name=name)
         workbook = load_workbook(path, read_only=True, data_only=True)
     except ArchiveTooLarge as exc:
         raise SheetReadError(f"{exc} Save the workbook without what is not part of the study.") from exc
-    except _XLSX_ERRORS as exc:
+    except errors as exc:
         raise _xlsx_problem(name, exc) from exc
     try:
         titles = workbook.sheetnames
@@ -264,7 +272,7 @@ def _read_xlsx(
                     yield _table(name, title, worksheet.iter_rows(values_only=True), limits, budget)
                 except SheetReadError:
                     raise
-                except _XLSX_ERRORS as exc:
+                except errors as exc:
                     raise _xlsx_problem(name, exc) from exc
     finally:
         workbook.close()
