@@ -49,6 +49,7 @@ from annotator.services.history import annotation_snapshot, resolution_snapshot
 from annotator.services.issues import issues_upsert
 from annotator.services.progress import rater_progress_rebuild
 from annotator.services.resolutions import RaterLabels, compare_labels
+from annotator.services.resolutions.values import resolutions_bulk_create
 from core.errors import DomainError
 from taxonomy.models import Category, Dimension
 from taxonomy.services.templates import taxonomy_template_record_load
@@ -517,32 +518,42 @@ def _resolutions(package, study_issues, codes, disputes, result) -> None:
                 raise PackageError(f"{FINAL_FILE}: {r['issue_url']} is not in the sample, or appears twice.")
             resolved.add(r["issue_url"])
             keys = disputes.get(r["issue_url"], [])
+            labels = {
+                key: _ids(codes, key, label["codes"], r["issue_url"]) for key, label in sorted(r["labels"].items())
+            }
+            if r.get("excluded"):
+                labels = {}  # an excluded issue has no final labels
+            method = r.get("method") or Resolution.Method.UNANIMOUS
+            # A dimension with a label is decided, and a decided dimension has its method.
+            methods = {**dict.fromkeys(labels, method), **(r.get("methods") or {})}
             rows.append(
-                Resolution(
-                    study_issue_id=study_issues[r["issue_url"]],
-                    values={
-                        key: _ids(codes, key, label["codes"], r["issue_url"])
-                        for key, label in sorted(r["labels"].items())
-                    },
-                    methods=r.get("methods") or {},
-                    disagreement_keys="," + ",".join(keys) + "," if keys else "",
-                    disagreement_count=len(keys),
-                    status=Resolution.Status.RESOLVED,
-                    excluded=bool(r.get("excluded")),
-                    method=r.get("method") or Resolution.Method.UNANIMOUS,
-                    disagreement_reason=r.get("disagreement_reason", ""),
-                    note=r.get("note", ""),
-                    decided_at=now,
+                (
+                    Resolution(
+                        study_issue_id=study_issues[r["issue_url"]],
+                        methods=methods,
+                        disagreement_keys="," + ",".join(keys) + "," if keys else "",
+                        disagreement_count=len(keys),
+                        status=Resolution.Status.RESOLVED,
+                        excluded=bool(r.get("excluded")),
+                        method=method,
+                        disagreement_reason=r.get("disagreement_reason", ""),
+                        note=r.get("note", ""),
+                        decided_at=now,
+                    ),
+                    labels,
                 )
             )
-        created = Resolution.objects.bulk_create(rows)
+        version_id = StudyIssue.objects.filter(pk=rows[0][0].study_issue_id).values_list(
+            "study__taxonomy_version_id", flat=True
+        )[0]
+        created = resolutions_bulk_create(rows, version_id=version_id)
         ResolutionHistory.objects.bulk_create(
             ResolutionHistory(
                 resolution=resolution,
                 action=ResolutionHistory.Action.RECORD,
                 version=resolution.version,
-                after=resolution_snapshot(resolution),
+                after=resolution_snapshot(resolution, labels=labels),
             )
-            for resolution in created
+            for resolution, (_, labels) in zip(created, rows, strict=True)
         )
         result.resolutions += len(created)

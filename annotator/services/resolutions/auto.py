@@ -9,7 +9,8 @@ from annotator.services.agreement.version import study_labels_changed
 from annotator.services.history import resolution_history_record
 
 from .comparison import EXCLUDED, Comparison, RaterLabels, _keys, _overall_method, compare_labels, rater_labels
-from .rows import _dimensions, _lock, _save_revision, _snapshot, _submitted_annotations
+from .rows import _dimensions, _lock, _save_revision, _snapshot, _submitted_annotations, version_dimension_ids
+from .values import resolution_values_replace
 
 
 @transaction.atomic
@@ -50,13 +51,23 @@ def resolution_auto_on_freeze(
 
 def _auto_write(*, locked_issue: StudyIssue, existing: Resolution | None, comparison: Comparison, actor) -> Resolution:
     fields = _auto_fields(existing=existing, comparison=comparison)
+    labels = fields.pop("values")
+    version_id = locked_issue.study.taxonomy_version_id
     if existing is not None:
         before = _snapshot(existing)
         for name, value in fields.items():
             setattr(existing, name, value)
-        _save_revision(existing, actor=actor, action=ResolutionHistory.Action.AUTO, before=before)
+        _save_revision(
+            existing,
+            actor=actor,
+            action=ResolutionHistory.Action.AUTO,
+            before=before,
+            labels=labels,
+            version_id=version_id,
+        )
         return existing
     resolution = Resolution.objects.create(study_issue=locked_issue, **fields)
+    resolution_values_replace(resolution=resolution, labels=labels, dimension_ids=version_dimension_ids(version_id))
     resolution_history_record(
         resolution=resolution, actor=actor, action=ResolutionHistory.Action.AUTO, before={}, after=_snapshot(resolution)
     )

@@ -5,6 +5,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotator.models import Resolution, Study
+from tests.annotator.final_labels import values_of
 from tests.annotator.worlds import labels, make_world, submit
 
 pytestmark = pytest.mark.django_db
@@ -129,7 +130,7 @@ def test_a_stale_form_answers_409_with_the_winning_decision(world, disputed, cli
     )
     assert response.status_code == 409
     assert "Someone else changed this resolution" in response.content.decode()
-    assert Resolution.objects.get(study_issue=disputed).values["root_cause"] == [world.cats["root_cause"][1].pk]
+    assert values_of(Resolution.objects.get(study_issue=disputed))["root_cause"] == [world.cats["root_cause"][1].pk]
 
 
 def test_a_missing_decision_is_explained_on_the_page(world, disputed, client_for):

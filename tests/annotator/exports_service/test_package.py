@@ -14,6 +14,7 @@ from annotator.models import Annotation, ExportJob, Resolution, Study
 from annotator.services.agreement import agreement_report
 from annotator.services.exports import replication_package_write
 from annotator.services.exports.importing import PackageError, study_export_import
+from tests.annotator.final_labels import values_of
 
 EXPECTED = {
     "README.md",
@@ -138,7 +139,7 @@ def _final(study: Study) -> set:
     return {
         (r.study_issue.issue.url, key, tuple(sorted(codes[pk] for pk in ids)), r.method, r.excluded)
         for r in Resolution.objects.filter(study_issue__study=study).select_related("study_issue__issue")
-        for key, ids in r.values.items()
+        for key, ids in values_of(r).items()
     }
 
 

@@ -10,6 +10,7 @@ from annotator.selectors.resolutions import QueueFilters, adjudication_progress,
 from annotator.services.agreement.report import agreement_report
 from annotator.services.resolutions import resolution_auto, resolution_record
 from taxonomy.models import Category
+from tests.annotator.final_labels import values_of
 from tests.annotator.sheets_import.csv_files import HEADER, LINK, write_csv
 from tests.annotator.sheets_import.test_adjudication_after_import import fields, import_pair, resolution_of
 
@@ -56,7 +57,7 @@ def test_each_resolution_keeps_the_disagreements_and_says_how_each_dimension_was
         found[number] = (resolution.disagreements, resolution.methods, resolution.method)
     assert found == EXPECTED
     assert resolution_of(5).disagreement_count == 1 and resolution_of(6).disagreement_count == 2
-    assert resolution_of(5).values == {
+    assert values_of(resolution_of(5)) == {
         "cause": [category("wrong-result")],
         "fix": sorted([category("fix-code"), category("fix-config")]),
     }
@@ -166,8 +167,8 @@ def test_the_raters_sheets_become_their_first_submissions_and_the_final_sheet_th
     assert firsts.count() == 12  # six issues, two raters
     assert set(firsts.values_list("source", flat=True)) == {FirstSubmission.Source.SPREADSHEET}
     sixth = {
-        first.rater.username: sorted(value.category.code for value in first.values.filter(dimension__key="cause"))
+        first.rater.username: sorted(value.category.code for value in values_of(first).filter(dimension__key="cause"))
         for first in firsts.filter(study_issue__issue__number=6).select_related("rater")
     }
     assert sorted(sixth.values()) == [["crash"], ["hang"]]  # the raters differed; the final sheet says crash
-    assert resolution_of(6).values["cause"] == [category("crash")]
+    assert values_of(resolution_of(6))["cause"] == [category("crash")]
