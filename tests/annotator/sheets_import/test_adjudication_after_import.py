@@ -49,7 +49,7 @@ def category(code: str) -> int:
 
 
 def fields(resolution: Resolution) -> dict:
-    return {name: getattr(resolution, name) for name in FIELDS}
+    return {name: values_of(resolution) if name == "values" else getattr(resolution, name) for name in FIELDS}
 
 
 def test_agreed_issues_are_resolved_and_disagreements_wait_for_adjudication(bugs_taxonomy, pair):

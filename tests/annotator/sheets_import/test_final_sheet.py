@@ -167,7 +167,7 @@ def test_the_raters_sheets_become_their_first_submissions_and_the_final_sheet_th
     assert firsts.count() == 12  # six issues, two raters
     assert set(firsts.values_list("source", flat=True)) == {FirstSubmission.Source.SPREADSHEET}
     sixth = {
-        first.rater.username: sorted(value.category.code for value in values_of(first).filter(dimension__key="cause"))
+        first.rater.username: sorted(value.category.code for value in first.values.filter(dimension__key="cause"))
         for first in firsts.filter(study_issue__issue__number=6).select_related("rater")
     }
     assert sorted(sixth.values()) == [["crash"], ["hang"]]  # the raters differed; the final sheet says crash
