@@ -246,3 +246,15 @@ def test_accepting_a_raters_labels_in_the_admin_takes_their_proposal(world, user
     assert response.status_code == 302
     labels = resolution_labels_fresh(resolution_of(world))
     assert labels["symptom"] == [ProposedLabel(PROPOSAL, proposer(world).pk)]
+
+
+def test_the_resolution_admin_shows_the_final_labels_and_cannot_change_them(world, users, client_for):
+    resolution = settle_on_proposal(world, users)
+    client = client_for("staff")
+    url = reverse("admin:annotator_resolution_change", args=[resolution.pk])
+    page = client.get(url)
+    assert page.status_code == 200 and PROPOSAL in page.content.decode()
+    before = rows()
+    response = client.post(url, {"final_values-TOTAL_FORMS": "1", "final_values-0-proposal": "sneaky"})
+    assert response.status_code == 403
+    assert rows() == before

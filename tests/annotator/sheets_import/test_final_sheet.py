@@ -63,11 +63,15 @@ def test_each_resolution_keeps_the_disagreements_and_says_how_each_dimension_was
     }
 
 
+def _fields(resolution: Resolution, names) -> dict:
+    return {f: values_of(resolution) if f == "values" else getattr(resolution, f) for f in names}
+
+
 def test_the_import_records_the_final_sheet_as_resolution_record_does(imported, pair, final_sheet, users):
     """The import writes in bulk; comparing in the service and then recording each final row with
     resolution_record (negotiated) must give the same resolutions."""
     compared = ("values", "methods", "method", "excluded", "disagreement_keys", "disagreement_count", "status")
-    imported_fields = {r.study_issue_id: {f: getattr(r, f) for f in compared} for r in Resolution.objects.all()}
+    imported_fields = {r.study_issue_id: _fields(r, compared) for r in Resolution.objects.all()}
     ResolutionHistory.objects.all().delete()
     Resolution.objects.all().delete()
     for study_issue in StudyIssue.objects.select_related("issue").order_by("position"):
@@ -84,7 +88,7 @@ def test_the_import_records_the_final_sheet_as_resolution_record_does(imported, 
             reason=Resolution.Reason.OTHER if resolution.disagreements else "",
             expected_version=resolution.version,
         )
-    recorded = {r.study_issue_id: {f: getattr(r, f) for f in compared} for r in Resolution.objects.all()}
+    recorded = {r.study_issue_id: _fields(r, compared) for r in Resolution.objects.all()}
     assert recorded == imported_fields
 
 
