@@ -68,13 +68,13 @@ def resolutions_bulk_create(
     pairs: Sequence[tuple[Resolution, Labels]], *, version_id: int, batch_size: int = 1000
 ) -> list[Resolution]:
     """Insert new resolutions and the rows of their final labels (imports); the caller writes the history."""
-    created = Resolution.objects.bulk_create([resolution for resolution, _ in pairs], batch_size=batch_size)
-    if any(r.pk is None for r in created):
-        raise RuntimeError("This database does not return ids from bulk inserts; use PostgreSQL or SQLite 3.35+.")
     dimension_ids = dict(Dimension.objects.filter(version_id=version_id).values_list("key", "pk"))
     missing = sorted({key for _, labels in pairs for key in labels} - set(dimension_ids))
     if missing:
         raise DomainError(f"The taxonomy version has no dimension {', '.join(missing)}; nothing was imported.")
+    created = Resolution.objects.bulk_create([resolution for resolution, _ in pairs], batch_size=batch_size)
+    if any(r.pk is None for r in created):
+        raise RuntimeError("This database does not return ids from bulk inserts; use PostgreSQL or SQLite 3.35+.")
     rows = [row for resolution, labels in pairs for row in value_rows(resolution, labels, dimension_ids=dimension_ids)]
     ResolutionValue.objects.bulk_create(rows, batch_size=batch_size)
     return created
