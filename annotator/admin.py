@@ -9,6 +9,7 @@ from annotator.models import (
     Assignment,
     Resolution,
     ResolutionHistory,
+    ResolutionValue,
     Study,
     StudyIssue,
     StudyMember,
@@ -107,11 +108,21 @@ class AnnotationHistoryAdmin(AppendOnlyMixin, admin.ModelAdmin):
     list_filter = ["action"]
 
 
+class ResolutionValueInline(ServiceWritesOnlyMixin, admin.TabularInline):
+    """The final labels, shown read-only (a category, or the rater's proposal the adjudicator settled on)."""
+
+    model = ResolutionValue
+    fields = ["dimension", "category", "proposal", "proposal_annotation"]
+    readonly_fields = fields
+    extra = 0
+
+
 @admin.register(Resolution)
 class ResolutionAdmin(ServiceWritesOnlyMixin, admin.ModelAdmin):
     list_display = ["study_issue", "method", "decided_by", "decided_at", "version"]
     list_filter = ["method"]
     raw_id_fields = ["study_issue"]
+    inlines = [ResolutionValueInline]
 
 
 @admin.register(ResolutionHistory)

@@ -105,12 +105,16 @@ def _accept(modeladmin, request: HttpRequest, queryset: QuerySet, rater: int) ->
         if resolution is None or len(annotations) < rater:
             failed.append(f"#{disagreement.position}: not every rater has submitted")
             continue
-        labels = rater_labels(annotations[rater - 1].annotation)
+        annotation = annotations[rater - 1].annotation
+        labels = rater_labels(annotation)
+        # Where the rater proposed a category instead of choosing one, their proposal is the final label.
+        proposed = {key: annotation.pk for key in labels.proposals if not labels.values.get(key)}
         try:
             resolution_record(
                 study_issue=disagreement,
                 actor=request.user,
                 values={} if labels.excluded else labels.values,
+                proposals={} if labels.excluded else proposed,
                 excluded=labels.excluded,
                 method=Resolution.Method.ADJUDICATED,
                 reason=resolution.disagreement_reason or Resolution.Reason.OTHER,

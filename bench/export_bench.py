@@ -79,6 +79,7 @@ def build_study(n: int, owner, version, seed: int = 1):
     from django.utils import timezone
 
     from annotator.models import Issue, Repository, Resolution, Study, StudyIssue, StudyRound
+    from annotator.services.resolutions.values import resolutions_bulk_create
     from taxonomy.models import Category, Dimension
 
     rng = random.Random(seed)
@@ -114,20 +115,29 @@ def build_study(n: int, owner, version, seed: int = 1):
             StudyIssue(study=study, issue=issue, round=study_round, position=start + k + 1)
             for k, issue in enumerate(issues)
         )
-        Resolution.objects.bulk_create(
-            Resolution(
-                study_issue=si,
-                values={
-                    "stage": [rng.choice(leaves["stage"])],
-                    "symptom": [rng.choice(leaves["symptom"])],
-                    "fix_pattern": sorted(rng.sample(leaves["fix_pattern"], rng.randint(1, 2))),
-                },
-                methods={},
-                status="resolved",
-                method="unanimous",
-                decided_at=now,
-            )
-            for si in study_issues
+        labels = [
+            {
+                "fix_pattern": sorted(rng.sample(leaves["fix_pattern"], rng.randint(1, 2))),
+                "stage": [rng.choice(leaves["stage"])],
+                "symptom": [rng.choice(leaves["symptom"])],
+            }
+            for _ in study_issues
+        ]
+        resolutions_bulk_create(
+            [
+                (
+                    Resolution(
+                        study_issue=si,
+                        methods=dict.fromkeys(values, "unanimous"),
+                        status="resolved",
+                        method="unanimous",
+                        decided_at=now,
+                    ),
+                    values,
+                )
+                for si, values in zip(study_issues, labels, strict=True)
+            ],
+            version_id=version.pk,
         )
     return study
 

@@ -12,8 +12,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.models import Resolution
+from annotator.selectors.resolution_values import category_ids, proposals_of, resolution_labels
 from annotator.selectors.resolutions import (
     independent_labels,
+    proposal_choices,
     resolution_get,
     resolutions_for_study,
     study_issue_for_resolution,
@@ -43,14 +45,30 @@ class IndependentLabelsOutputSerializer(serializers.Serializer):
     submitted_at = serializers.DateTimeField()
 
 
+class ProposalOutputSerializer(serializers.Serializer):
+    annotation = serializers.IntegerField(help_text="The rater's annotation that made the proposal.")
+    text = serializers.CharField()
+
+
 class ResolutionOutputSerializer(serializers.ModelSerializer):
     study_issue = serializers.IntegerField(source="study_issue_id")
     issue = serializers.IntegerField(source="study_issue.issue_id")
     issue_url = serializers.URLField(source="study_issue.issue.url")
     position = serializers.IntegerField(source="study_issue.position")
-    values = serializers.DictField(
-        child=serializers.ListField(child=serializers.IntegerField()),
-        help_text="Final category ids per dimension key; only decided dimensions appear.",
+    values = serializers.SerializerMethodField(
+        help_text=(
+            "Final category ids per dimension key; only decided dimensions appear ([] for a dimension settled on "
+            "a rater's proposal: see proposals)."
+        )
+    )
+    proposals = serializers.SerializerMethodField(
+        help_text="Dimensions the adjudicator settled on a rater's proposal: {key: {annotation, text}}."
+    )
+    proposal_choices = serializers.SerializerMethodField(
+        help_text=(
+            "The raters' proposals an adjudicator may settle a dimension on: {key: [{annotation, text}]}; send "
+            "{key: annotation} as `proposals` when recording."
+        )
     )
     methods = serializers.DictField(child=serializers.CharField(), help_text="Method per decided dimension key.")
     disagreements = serializers.ListField(
@@ -78,6 +96,8 @@ class ResolutionOutputSerializer(serializers.ModelSerializer):
             "position",
             "status",
             "values",
+            "proposals",
+            "proposal_choices",
             "methods",
             "excluded",
             "method",
@@ -89,6 +109,21 @@ class ResolutionOutputSerializer(serializers.ModelSerializer):
             "decided_at",
             "version",
         ]
+
+    @extend_schema_field(serializers.DictField(child=serializers.ListField(child=serializers.IntegerField())))
+    def get_values(self, obj: Resolution) -> dict[str, list[int]]:
+        return category_ids(resolution_labels(obj))
+
+    @extend_schema_field(serializers.DictField(child=ProposalOutputSerializer()))
+    def get_proposals(self, obj: Resolution) -> dict[str, dict]:
+        return {
+            key: {"annotation": p.annotation_id, "text": p.text}
+            for key, p in proposals_of(resolution_labels(obj)).items()
+        }
+
+    @extend_schema_field(serializers.DictField(child=ProposalOutputSerializer(many=True)))
+    def get_proposal_choices(self, obj: Resolution) -> dict[str, list[dict]]:
+        return self.context["proposal_choices"].get(obj.study_issue_id, {})
 
     @extend_schema_field(IndependentLabelsOutputSerializer(many=True))
     def get_independent(self, obj: Resolution) -> list[dict]:
@@ -105,6 +140,15 @@ class ResolutionRecordInputSerializer(serializers.Serializer):
         required=False,
         default=dict,
         help_text="Final category ids per dimension key; every dimension in dispute must be decided.",
+    )
+    proposals = serializers.DictField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        default=dict,
+        help_text=(
+            "Dimensions to settle on a rater's proposal: {key: annotation id} (see proposal_choices); the final "
+            "label becomes a category once the card board sorts the proposal and the study moves to that version."
+        ),
     )
     excluded = serializers.BooleanField(required=False, default=False)
     method = serializers.ChoiceField(choices=[Resolution.Method.NEGOTIATED, Resolution.Method.ADJUDICATED])
@@ -145,7 +189,10 @@ class StudyResolutionsApi(APIView):
 
 def _context(request: Request, study, resolutions: list[Resolution]) -> dict:
     ids = [resolution.study_issue_id for resolution in resolutions]
-    return {"independent": independent_labels(study=study, study_issue_ids=ids, viewer=request.user)}
+    return {
+        "independent": independent_labels(study=study, study_issue_ids=ids, viewer=request.user),
+        "proposal_choices": proposal_choices(study_issue_ids=ids),
+    }
 
 
 class StudyIssueResolutionApi(APIView):
@@ -179,6 +226,7 @@ class StudyIssueResolutionApi(APIView):
             study_issue=study_issue,
             actor=request.user,
             values=payload["values"],
+            proposals=payload["proposals"],
             excluded=payload["excluded"],
             method=payload["method"],
             reason=payload["reason"],

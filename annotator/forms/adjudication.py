@@ -7,7 +7,8 @@ from annotator.selectors.resolutions import QUEUE_STATUSES, QueueFilters
 
 
 class ResolutionForm(forms.Form):
-    """`dim_<key>` holds the chosen category ids per dimension; the service checks them against the taxonomy."""
+    """`dim_<key>` holds the chosen category ids per dimension (or "p<annotation id>": that rater's proposal); the
+    service checks them against the taxonomy and the raters' annotations."""
 
     version = forms.IntegerField(min_value=1)
     excluded = forms.BooleanField(required=False)
@@ -24,15 +25,22 @@ class ResolutionForm(forms.Form):
     def clean(self):
         data = super().clean()
         values: dict[str, list[int]] = {}
+        proposals: dict[str, int] = {}
         for dimension in self.dimensions:
             # A dimension not sent keeps its current value; the page always sends every dimension it shows.
             if f"dim_{dimension.key}" not in self.data:
                 continue
             raw = [v for v in self.data.getlist(f"dim_{dimension.key}") if v != ""]
-            if not all(v.isdigit() for v in raw):
+            # "p<annotation id>": the proposal that rater made in this dimension.
+            chosen = [v[1:] for v in raw if v.startswith("p")]
+            raw = [v for v in raw if not v.startswith("p")]
+            if not all(v.isdigit() for v in [*raw, *chosen]) or len(chosen) > 1:
                 raise forms.ValidationError("A category choice could not be read; reload the page.")
             values[dimension.key] = [int(v) for v in raw]
+            if chosen:
+                proposals[dimension.key] = int(chosen[0])
         data["values"] = values
+        data["proposals"] = proposals
         return data
 
 

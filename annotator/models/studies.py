@@ -319,14 +319,8 @@ class Resolution(models.Model):
     EXCLUDED_KEY = "excluded"
 
     study_issue = models.OneToOneField(StudyIssue, on_delete=models.PROTECT, related_name="resolution")
-    values = models.JSONField(
-        default=dict,
-        blank=True,
-        help_text=(
-            "Final labels: {dimension_key: [category ids]} (ids sorted; [] when an optional dimension is left "
-            "empty). Only decided dimensions appear; a pending dimension is absent. {} when excluded."
-        ),
-    )
+    # The final labels are ResolutionValue rows (related name `final_values`); a dimension is decided when it
+    # has a key in `methods`, so an optional dimension decided empty has a method and no row.
     methods = models.JSONField(
         default=dict,
         blank=True,
@@ -375,6 +369,51 @@ class Resolution(models.Model):
     @property
     def disagreements(self) -> list[str]:
         return [key for key in self.disagreement_keys.split(",") if key]
+
+
+class ResolutionValue(models.Model):
+    """One final label: a category of a decided dimension, or the proposal of a rater the adjudicator settled on.
+
+    Both are protected: a category a final label uses cannot be deleted, nor the annotation that proposed it. A
+    proposal-valued label keeps the text as settled (the rater may revise their annotation later); once the
+    card board has sorted that proposal into a category and the study moves to that version, the row becomes
+    the category.
+    """
+
+    resolution = models.ForeignKey(Resolution, on_delete=models.CASCADE, related_name="final_values")
+    dimension = models.ForeignKey("taxonomy.Dimension", on_delete=models.PROTECT, related_name="+")
+    category = models.ForeignKey(
+        "taxonomy.Category", on_delete=models.PROTECT, null=True, blank=True, related_name="resolution_values"
+    )
+    proposal_annotation = models.ForeignKey(
+        Annotation, on_delete=models.PROTECT, null=True, blank=True, related_name="settled_proposals"
+    )
+    proposal = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["resolution", "dimension", "category", "pk"]
+        verbose_name = "final label"
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(category__isnull=False) & Q(proposal_annotation__isnull=True) & Q(proposal=""))
+                | (Q(category__isnull=True) & Q(proposal_annotation__isnull=False) & ~Q(proposal="")),
+                name="resolution_value_category_or_proposal",
+            ),
+            models.UniqueConstraint(
+                fields=["resolution", "dimension", "category"],
+                condition=Q(category__isnull=False),
+                name="resolution_value_unique_category",
+            ),
+            models.UniqueConstraint(
+                fields=["resolution", "dimension"],
+                condition=Q(category__isnull=True),
+                name="resolution_value_one_proposal",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        label = self.category_id if self.category_id is not None else f"proposal {self.proposal!r}"
+        return f"{self.resolution_id}: {label}"
 
 
 class ResolutionHistory(AuditEntry):

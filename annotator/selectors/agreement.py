@@ -29,6 +29,7 @@ from annotator.models import (
 )
 from annotator.permissions import can_see_all_labels, is_rater, study_roles
 from annotator.selectors.publication import member_pseudonyms
+from annotator.selectors.resolution_values import category_ids, final_labels_by_resolution
 from annotator.selectors.studies import study_dimensions, study_get_for_user
 from taxonomy.models import Category, Dimension
 
@@ -313,8 +314,10 @@ def study_labels(*, study: Study) -> StudyLabels:
     res_rows = list(
         Resolution.objects.filter(study_issue__study=study)
         .order_by("study_issue_id")
-        .values_list("study_issue_id", "excluded", "status", "values")
+        .values_list("study_issue_id", "excluded", "status", "pk", "methods")
     )
+    # Category ids only: a dimension settled on a rater's proposal has no category to agree with yet.
+    final_ids = final_labels_by_resolution((row[3], row[4], row[1]) for row in res_rows)
     res_si = np.fromiter((row[0] for row in res_rows), dtype=np.int64, count=len(res_rows))
     res_excluded = np.fromiter((bool(row[1]) for row in res_rows), dtype=bool, count=len(res_rows))
     resolved = Resolution.Status.RESOLVED
@@ -338,7 +341,7 @@ def study_labels(*, study: Study) -> StudyLabels:
         res_si=res_si,
         res_excluded=res_excluded,
         res_resolved=res_resolved,
-        res_values=[row[3] if isinstance(row[3], dict) else {} for row in res_rows],
+        res_values=[category_ids(final_ids[row[3]]) for row in res_rows],
         timings=timings,
     )
 

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from annotator.importers.label_cleaning import normalise_label
-from annotator.models import Annotation, ProposalDecision, Study
+from annotator.models import Annotation, ProposalDecision, ResolutionValue, Study
 from annotator.selectors.studies import study_dimensions
 from taxonomy.models import Category, Dimension
 
@@ -23,6 +23,7 @@ class ProposalCard:
     spellings: list[str]
     examples: list[dict]
     decision: ProposalDecision | None = None
+    adjudicated: int = 0  # issues whose final label the adjudicator settled on this proposal
 
 
 @dataclass
@@ -71,6 +72,30 @@ def cardsort_board(*, study: Study) -> list[BoardColumn]:
             issues.setdefault((key, norm), {}).setdefault(
                 issue_id, {"id": issue_id, "ref": f"{repo}#{number}", "title": title}
             )
+    # Final labels settled on a rater's proposal: the card shows it was decided by adjudication (and exists even
+    # if the rater has since revised the annotation).
+    adjudicated: dict[tuple[str, str], set[int]] = {}
+    settled = ResolutionValue.objects.filter(
+        resolution__study_issue__study=study, category__isnull=True, dimension__key__in=list(columns)
+    ).values_list(
+        "dimension__key",
+        "proposal",
+        "resolution__study_issue__issue_id",
+        "resolution__study_issue__issue__number",
+        "resolution__study_issue__issue__title",
+        "resolution__study_issue__issue__repository__name",
+    )
+    for key, text, issue_id, number, title, repo in settled:
+        norm = proposal_key(text)
+        if norm is None:
+            continue
+        spellings.setdefault((key, norm), Counter())
+        if not spellings[(key, norm)]:
+            spellings[(key, norm)][" ".join(str(text).split())] += 1
+        issues.setdefault((key, norm), {}).setdefault(
+            issue_id, {"id": issue_id, "ref": f"{repo}#{number}", "title": title}
+        )
+        adjudicated.setdefault((key, norm), set()).add(issue_id)
     decisions = {(d.dimension_key, d.proposal): d for d in ProposalDecision.objects.filter(study=study)}
     for (key, norm), counter in sorted(spellings.items(), key=lambda item: (-len(issues[item[0]]), item[0])):
         columns[key].cards.append(
@@ -82,6 +107,7 @@ def cardsort_board(*, study: Study) -> list[BoardColumn]:
                 spellings=[s for s, _ in counter.most_common()],
                 examples=list(issues[(key, norm)].values())[:EXAMPLES_PER_CARD],
                 decision=decisions.get((key, norm)),
+                adjudicated=len(adjudicated.get((key, norm), ())),
             )
         )
     for category in (

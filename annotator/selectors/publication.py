@@ -19,9 +19,11 @@ from annotator.models import (
     FirstSubmissionValue,
     PhaseChange,
     Resolution,
+    ResolutionValue,
     Study,
     StudyMember,
 )
+from annotator.selectors.resolution_values import ProposedLabel, final_values_prefetch, resolution_labels
 from taxonomy.models import Category
 
 PUBLISHED = Study.Phase.PUBLISHED
@@ -39,16 +41,15 @@ def category_counts(*, study: Study, source: str) -> dict[str, Any]:
     counts: Counter = Counter()
     issues = excluded = 0
     if source == "final":
-        rows = Resolution.objects.filter(study_issue__study=study, status=Resolution.Status.RESOLVED).values_list(
-            "excluded", "values"
+        final = Resolution.objects.filter(study_issue__study=study, status=Resolution.Status.RESOLVED)
+        issues = final.count()
+        excluded = final.filter(excluded=True).count()
+        counted = (
+            ResolutionValue.objects.filter(resolution__in=final.filter(excluded=False), category__isnull=False)
+            .values("category_id")
+            .annotate(n=Count("id"))
         )
-        for is_excluded, values in rows.iterator(chunk_size=2000):
-            issues += 1
-            if is_excluded:
-                excluded += 1
-                continue
-            for ids in (values or {}).values():
-                counts.update(int(i) for i in ids or [])
+        counts.update({row["category_id"]: row["n"] for row in counted})
     else:
         submitted = Annotation.objects.filter(assignment__study_issue__study=study, submitted_at__isnull=False)
         issues = submitted.count()
@@ -202,6 +203,7 @@ def dataset_queryset(*, study: Study) -> QuerySet[Resolution]:
     return (
         Resolution.objects.filter(study_issue__study=study, status=Resolution.Status.RESOLVED)
         .select_related("study_issue__issue__repository", "study_issue__round")
+        .prefetch_related(final_values_prefetch())
         .order_by("study_issue__position")
     )
 
@@ -218,7 +220,11 @@ class DatasetContext:
         self.names = _name_mapping(study, self.pseudonyms)
 
     def codes_of(self, ids) -> list[str]:
-        return [self.codes.get(int(i), str(i)) for i in ids or []]
+        """Category codes; a final label that is a rater's proposal shows as its text, marked "proposal: "."""
+        return [
+            redact(i.marked, self.names) if isinstance(i, ProposedLabel) else self.codes.get(int(i), str(i))
+            for i in ids or []
+        ]
 
 
 def _codes_by_key(context: DatasetContext, values) -> dict[str, list[str]]:
@@ -286,7 +292,7 @@ def dataset_rows(*, context: DatasetContext, resolutions: list[Resolution]) -> l
                     "title": issue.title,
                 },
                 "excluded": resolution.excluded,
-                "labels": {key: context.codes_of(ids) for key, ids in sorted((resolution.values or {}).items())},
+                "labels": {key: context.codes_of(ids) for key, ids in resolution_labels(resolution).items()},
                 "methods": dict(resolution.methods or {}),
                 "method": resolution.method,
                 "disagreements": resolution.disagreements,

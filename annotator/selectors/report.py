@@ -1,18 +1,17 @@
 """Counting the final labels of a study for the paper's tables, aggregated in the database.
 
-Final labels live in ``Resolution.values`` as ``{dimension_key: [category ids]}``. Each count groups by the
-i-th element of a dimension's list (``KT("values__symptom__0")``), one query per list position, so the
-number of queries depends on how many categories an issue carries in a dimension (1 for single-valued
-ones, a few for multi-valued ones), never on the number of issues. Only resolved, not excluded issues count.
+Final labels are ResolutionValue rows. Each count reads the category rows of the dimensions it groups by in one
+query and combines them per issue, so the number of queries never depends on the number of issues. Only
+resolved, not excluded issues count, and only category-valued labels (a label still a rater's proposal is
+counted once it has become a category).
 """
 
 from collections import Counter
 from itertools import product
 
 from django.db.models import Count, QuerySet
-from django.db.models.fields.json import KT
 
-from annotator.models import Repository, Resolution, Study
+from annotator.models import Repository, Resolution, ResolutionValue, Study
 
 MAX_VALUES = 50  # a safety bound: no issue carries this many categories in one dimension
 REPOSITORY = "__repository__"
@@ -22,59 +21,47 @@ def final_labels(*, study: Study) -> QuerySet[Resolution]:
     return Resolution.objects.filter(study_issue__study=study, status=Resolution.Status.RESOLVED, excluded=False)
 
 
-def _position(key: str, index: int) -> str:
-    return f"values__{key}__{index}"
+def _label_rows(*, study: Study, keys: list[str]):
+    """(resolution, dimension key, category, repository) of every category-valued final label in ``keys``."""
+    return (
+        ResolutionValue.objects.filter(
+            resolution__in=final_labels(study=study), category__isnull=False, dimension__key__in=keys
+        )
+        .order_by()
+        .values_list("resolution_id", "dimension__key", "category_id", "resolution__study_issue__issue__repository_id")
+    )
 
 
 def value_lengths(*, study: Study, keys: list[str]) -> dict[str, int]:
-    """The longest list of categories any final label has per dimension (one cheap query per position)."""
-    base = final_labels(study=study)
-    lengths = {}
-    for key in keys:
-        n = 0
-        while n < MAX_VALUES and base.filter(**{f"{_position(key, n)}__isnull": False}).exists():
-            n += 1
-        lengths[key] = n
+    """The longest list of categories any final label has per dimension (one query)."""
+    per_label = Counter((resolution_id, key) for resolution_id, key, _c, _r in _label_rows(study=study, keys=keys))
+    lengths = dict.fromkeys(keys, 0)
+    for (_resolution_id, key), n in per_label.items():
+        lengths[key] = min(MAX_VALUES, max(lengths[key], n))
     return lengths
 
 
-def _as_id(value) -> int | None:
-    if value is None or value == "":
-        return None
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def grouped_counts(*, study: Study, keys: list[str], lengths: dict[str, int]) -> Counter:
+def grouped_counts(*, study: Study, keys: list[str], lengths: dict[str, int] | None = None) -> Counter:
     """Issues per combination of categories of ``keys`` (a key may be REPOSITORY: the issue's repository id).
 
-    An issue with two categories in a dimension counts once for each, as in the papers' tables.
+    An issue with two categories in a dimension counts once for each, as in the papers' tables; an issue with no
+    category in one of the dimensions is not counted. One query, whatever the size of the study.
     """
-    base = final_labels(study=study)
+    wanted = [key for key in keys if key != REPOSITORY]
+    labels: dict[int, dict[str, list[int]]] = {}
+    repository: dict[int, int | None] = {}
+    for resolution_id, key, category_id, repository_id in _label_rows(study=study, keys=wanted).iterator(
+        chunk_size=5000
+    ):
+        labels.setdefault(resolution_id, {}).setdefault(key, []).append(category_id)
+        repository[resolution_id] = repository_id
     counts: Counter = Counter()
-    ranges = [range(1) if key == REPOSITORY else range(lengths.get(key, 0)) for key in keys]
-    for positions in product(*ranges):
-        annotations, names = {}, []
-        for index, (key, position) in enumerate(zip(keys, positions, strict=True)):
-            name = f"g{index}"
-            names.append(name)
-            if key == REPOSITORY:
-                continue
-            annotations[name] = KT(_position(key, position))
-        queryset = base.annotate(**annotations)
-        for name in annotations:
-            queryset = queryset.filter(**{f"{name}__isnull": False})
-        fields = [
-            ("study_issue__issue__repository_id" if key == REPOSITORY else name)
-            for key, name in zip(keys, names, strict=True)
-        ]
-        for row in queryset.order_by().values(*fields).annotate(n=Count("id")).values_list(*fields, "n"):
-            group = tuple(_as_id(value) for value in row[:-1])
-            if any(value is None for value, key in zip(group, keys, strict=True) if key != REPOSITORY):
-                continue
-            counts[group] += row[-1]
+    for resolution_id, by_key in labels.items():
+        if any(key not in by_key for key in wanted):
+            continue
+        choices = [[repository[resolution_id]] if key == REPOSITORY else sorted(by_key[key]) for key in keys]
+        for group in product(*choices):
+            counts[tuple(group)] += 1
     return counts
 
 

@@ -27,6 +27,7 @@ from annotator.models import (
     StudyMember,
 )
 from annotator.selectors.pseudonyms import rater_display_names
+from annotator.selectors.resolution_values import ProposedLabel, final_values_prefetch, resolution_labels
 from annotator.selectors.studies import study_dimensions as study_dimensions
 from annotator.selectors.studies import study_get_for_user
 from annotator.services.resolutions import EXCLUDED, can_adjudicate
@@ -187,6 +188,10 @@ class DimensionRow:
     # Each rater's first, independent submission for this dimension (None: no record of it).
     independent: list[list[Category] | None] = field(default_factory=list)
     independent_proposals: list[str] = field(default_factory=list)
+    # The raters' proposals in this dimension the adjudicator may settle on: (form value "p<annotation id>",
+    # text, chosen as the final label now).
+    proposal_options: list[tuple[str, str, bool]] = field(default_factory=list)
+    final_proposal: str = ""
 
     @property
     def revised(self) -> bool:
@@ -260,12 +265,19 @@ def adjudication_page(*, study_issue: StudyIssue, viewer) -> dict[str, Any]:
         by_dimension.setdefault(category.dimension_id, []).append(category)
     names = {c.pk: c for cats in by_dimension.values() for c in cats}
     disputed = set(resolution.disagreements) if resolution else set()
+    final_labels = resolution_labels(resolution)
     rows = []
     for dimension in dimensions:
         per_rater_ids = [
             sorted(v.category_id for v in a.values.all() if v.dimension_id == dimension.pk) for a in annotations
         ]
-        final = resolution.values.get(dimension.key) if resolution else None
+        final = final_labels.get(dimension.key)
+        settled = next((v for v in final or [] if isinstance(v, ProposedLabel)), None)
+        proposal_options = [
+            (f"p{a.pk}", text, settled is not None and settled.annotation_id == a.pk)
+            for a in annotations
+            if (text := ((a.proposals or {}).get(dimension.key) or "").strip())
+        ]
         independent = [
             None
             if first is None
@@ -283,7 +295,9 @@ def adjudication_page(*, study_issue: StudyIssue, viewer) -> dict[str, Any]:
                 rater_ids=per_rater_ids,
                 proposals=[(a.proposals or {}).get(dimension.key, "") for a in annotations],
                 differs=dimension.key in disputed,
-                final=list(final) if final is not None else [],
+                final=[v for v in final or [] if isinstance(v, int)],
+                proposal_options=proposal_options,
+                final_proposal=settled.text if settled is not None else "",
                 method=(resolution.methods.get(dimension.key, "") if resolution else ""),
                 options=_options(by_dimension.get(dimension.pk, []), offered),
                 independent=independent,
@@ -333,6 +347,7 @@ def resolutions_for_study(*, user, pk: int) -> tuple[Study, QuerySet[Resolution]
     resolutions = (
         Resolution.objects.filter(study_issue__study=study)
         .select_related("study_issue__issue", "study_issue__round", "decided_by")
+        .prefetch_related(final_values_prefetch())
         .order_by("study_issue__position")
     )
     return study, resolutions
@@ -352,6 +367,23 @@ def study_issue_for_resolution(*, user, pk: int, write: bool = False) -> StudyIs
             else "Resolutions stay hidden from raters while the study is blind."
         )
     return study_issue
+
+
+def proposal_choices(*, study_issue_ids: list[int]) -> dict[int, dict[str, list[dict[str, Any]]]]:
+    """{study issue id: {dimension key: [{"annotation", "text"}]}}: the submitted raters' proposals an adjudicator
+    may settle a dimension on (one query for any number of issues)."""
+    choices: dict[int, dict[str, list[dict[str, Any]]]] = {pk: {} for pk in study_issue_ids}
+    rows = (
+        Annotation.objects.filter(assignment__study_issue_id__in=study_issue_ids, submitted_at__isnull=False)
+        .exclude(proposals={})
+        .order_by("assignment_id")
+        .values_list("pk", "assignment__study_issue_id", "proposals")
+    )
+    for pk, study_issue_id, proposals in rows:
+        for key, text in sorted((proposals or {}).items()):
+            if str(text).strip():
+                choices[study_issue_id].setdefault(key, []).append({"annotation": pk, "text": str(text).strip()})
+    return choices
 
 
 def independent_labels(*, study: Study, study_issue_ids: list[int], viewer) -> dict[int, list[dict[str, Any]]]:
@@ -386,7 +418,11 @@ def independent_labels(*, study: Study, study_issue_ids: list[int], viewer) -> d
 
 
 def resolution_get(*, study_issue: StudyIssue) -> Resolution:
-    resolution = Resolution.objects.select_related("study_issue__issue", "decided_by").filter(study_issue=study_issue)
+    resolution = (
+        Resolution.objects.select_related("study_issue__issue", "decided_by")
+        .prefetch_related(final_values_prefetch())
+        .filter(study_issue=study_issue)
+    )
     found = resolution.first()
     if found is None:
         raise Http404("Not resolved yet: every rater of this issue must submit first.")

@@ -371,7 +371,13 @@ def _freeze(*, study_issue: StudyIssue, submitted: Annotation, actor, dimensions
     AnnotationHistory.objects.bulk_create(history)
     if any(entry.annotation_id == submitted.pk for entry in history):
         submitted.frozen, submitted.version, submitted.updated_at = True, submitted.version + 1, now
-    resolution_auto_on_freeze(locked_issue=study_issue, raters=raters, dimension_keys=list(dimensions), actor=actor)
+    resolution_auto_on_freeze(
+        locked_issue=study_issue,
+        raters=raters,
+        dimension_keys=list(dimensions),
+        actor=actor,
+        dimension_ids={key: info.pk for key, info in dimensions.items()},
+    )
 
 
 @transaction.atomic

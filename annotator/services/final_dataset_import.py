@@ -30,6 +30,7 @@ from annotator.importers.sheets.reading import SheetReadError, find_column
 from annotator.models import Issue, Resolution, ResolutionHistory, Study, StudyIssue, StudyRound
 from annotator.services.history import resolution_snapshot
 from annotator.services.issues import issues_upsert
+from annotator.services.resolutions.values import resolutions_bulk_create
 from annotator.services.sheets_import import issue_record_for_link
 from core.errors import DomainError
 from taxonomy.models import Category, Dimension, TaxonomyVersion
@@ -230,28 +231,31 @@ def _import(path: Path, study_name: str, taxonomy: str, sheet_name: str, mapping
         for n, (link, _, _) in enumerate(labelled, start=1)
     )
     now = timezone.now()
-    resolutions = Resolution.objects.bulk_create(
-        Resolution(
-            study_issue=si,
-            values=dict(sorted(values.items())),
-            methods=dict.fromkeys(values, Resolution.Method.NEGOTIATED),
-            status=Resolution.Status.RESOLVED,
-            method=Resolution.Method.NEGOTIATED,
-            note=f"Final label: {path.name}, sheet '{sheet.name}', line {line}.",
-            decided_by=owner,
-            decided_at=now,
+    pairs = [
+        (
+            Resolution(
+                study_issue=si,
+                methods=dict.fromkeys(values, Resolution.Method.NEGOTIATED),
+                status=Resolution.Status.RESOLVED,
+                method=Resolution.Method.NEGOTIATED,
+                note=f"Final label: {path.name}, sheet '{sheet.name}', line {line}.",
+                decided_by=owner,
+                decided_at=now,
+            ),
+            dict(sorted(values.items())),
         )
         for si, (_, values, line) in zip(study_issues, labelled, strict=True)
-    )
+    ]
+    resolutions = resolutions_bulk_create(pairs, version_id=version.pk)
     ResolutionHistory.objects.bulk_create(
         ResolutionHistory(
             resolution=r,
             actor=owner,
             action=ResolutionHistory.Action.RECORD,
             version=r.version,
-            after=resolution_snapshot(r),
+            after=resolution_snapshot(r, labels=labels),
         )
-        for r in resolutions
+        for r, (_, labels) in zip(resolutions, pairs, strict=True)
     )
     return FinalDatasetResult(
         study=study, rows=len(labelled), issues_created=upserted.created, without_link=without_link

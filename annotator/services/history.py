@@ -3,6 +3,7 @@
 from typing import Any
 
 from annotator.models import Annotation, AnnotationHistory, Resolution, ResolutionHistory
+from annotator.selectors.resolution_values import Labels, category_ids, proposals_of, resolution_labels_fresh
 
 
 def annotation_snapshot(annotation: Annotation, *, values: dict[str, list[int]] | None = None) -> dict[str, Any]:
@@ -36,9 +37,21 @@ def annotation_history_record(
     )
 
 
-def resolution_snapshot(resolution: Resolution) -> dict[str, Any]:
+def resolution_snapshot(resolution: Resolution, *, labels: Labels | None = None) -> dict[str, Any]:
+    """The final labels (as stored now, or `labels` when the caller has just written them): category ids per
+    decided dimension key, and (only when some dimension was settled on a rater's proposal) the proposals with
+    the annotation that proposed each."""
+    if labels is None:
+        labels = resolution_labels_fresh(resolution)
+    proposals = proposals_of(labels)
+    extra = (
+        {"proposals": {key: {"text": p.text, "annotation": p.annotation_id} for key, p in proposals.items()}}
+        if proposals
+        else {}
+    )
     return {
-        "values": resolution.values,
+        "values": category_ids(labels),
+        **extra,
         "excluded": resolution.excluded,
         "method": resolution.method,
         "disagreement_reason": resolution.disagreement_reason,

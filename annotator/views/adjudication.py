@@ -137,6 +137,7 @@ def adjudicate(request: HttpRequest, pk: int, study_issue_pk: int) -> HttpRespon
             study_issue=study_issue,
             actor=request.user,
             values={} if data["excluded"] else dict(data["values"]),
+            proposals={} if data["excluded"] else dict(data["proposals"]),
             excluded=data["excluded"],
             method=data["method"],
             reason=data["reason"],

@@ -49,6 +49,19 @@ def version_delete(*, version: TaxonomyVersion) -> None:
         locked.delete()
     except ProtectedError as exc:
         raise ConflictError(
-            f"{locked.taxonomy.slug} v{locked.number} is used by a study or by labels; "
-            "remove those first or leave the draft in place."
+            f"{locked.taxonomy.slug} v{locked.number} is used by {_holders(exc)}; "
+            "nothing was deleted: remove those first or leave the draft in place."
         ) from exc
+
+
+def _holders(exc: ProtectedError) -> str:
+    """What the protected rows are, by their model's name (e.g. "2 final labels, 1 study"), without importing the
+    apps that hold them."""
+    counts: dict[str, int] = {}
+    for obj in exc.protected_objects:
+        meta = obj._meta
+        counts[str(meta.verbose_name)] = counts.get(str(meta.verbose_name), 0) + 1
+    if not counts:
+        return "a study or by labels"
+    plural = {str(obj._meta.verbose_name): str(obj._meta.verbose_name_plural) for obj in exc.protected_objects}
+    return ", ".join(f"{n} {name if n == 1 else plural[name]}" for name, n in sorted(counts.items()))

@@ -7,6 +7,7 @@ from django.db.models import Min
 
 from annotator.exports import pseudonymise, redact
 from annotator.models import Assignment, Study, StudyMember
+from annotator.selectors.resolution_values import ProposedLabel
 from annotator.selectors.studies import study_dimensions
 from taxonomy.models import Category, Dimension
 
@@ -33,14 +34,24 @@ class ExportContext:
     pseudonymous: bool
     redactions: dict[str, str] = field(default_factory=dict)
 
-    def codes(self, ids: list[int] | None) -> list[str]:
-        return [self.categories[pk].code for pk in ids or [] if pk in self.categories]
+    # A final label may be a rater's proposal (a ProposedLabel, no category yet): shown as its text, marked
+    # "proposal: ", in every column.
+    def codes(self, ids: list | None) -> list[str]:
+        return [self._of(pk, "code") for pk in ids or [] if self._known(pk)]
 
-    def names(self, ids: list[int] | None) -> list[str]:
-        return [self.categories[pk].name for pk in ids or [] if pk in self.categories]
+    def names(self, ids: list | None) -> list[str]:
+        return [self._of(pk, "name") for pk in ids or [] if self._known(pk)]
 
-    def paths(self, ids: list[int] | None) -> list[str]:
-        return [self.categories[pk].path for pk in ids or [] if pk in self.categories]
+    def paths(self, ids: list | None) -> list[str]:
+        return [self._of(pk, "path") for pk in ids or [] if self._known(pk)]
+
+    def _known(self, value) -> bool:
+        return isinstance(value, ProposedLabel) or value in self.categories
+
+    def _of(self, value, attribute: str) -> str:
+        if isinstance(value, ProposedLabel):
+            return self.text(value.marked)
+        return getattr(self.categories[value], attribute)
 
     def rater(self, user_id: int) -> str:
         return self.rater_labels.get(user_id, f"rater {user_id}")

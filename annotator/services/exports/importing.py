@@ -45,10 +45,12 @@ from annotator.models import (
     StudyMember,
     StudyRound,
 )
+from annotator.selectors.resolution_values import PROPOSAL_MARK, ProposedLabel
 from annotator.services.history import annotation_snapshot, resolution_snapshot
 from annotator.services.issues import issues_upsert
 from annotator.services.progress import rater_progress_rebuild
 from annotator.services.resolutions import RaterLabels, compare_labels
+from annotator.services.resolutions.values import resolutions_bulk_create
 from core.errors import DomainError
 from taxonomy.models import Category, Dimension
 from taxonomy.services.templates import taxonomy_template_record_load
@@ -277,8 +279,44 @@ def _label_problems(record: dict, codes: dict[str, set[str]], raters: set[str]) 
 def _final_problems(record: dict, codes: dict[str, set[str]]) -> list[str]:
     problems = []
     for key, label in record["labels"].items():
-        problems += _unknown_codes(key, label["codes"], codes, f"$.labels.{key}.codes")
+        # "proposal: <text>": a final label settled on a rater's proposal, matched to that rater's proposal later.
+        wanted = [code for code in label["codes"] if not str(code).startswith(PROPOSAL_MARK)]
+        problems += _unknown_codes(key, wanted, codes, f"$.labels.{key}.codes")
     return problems
+
+
+def _final_labels(codes: dict, record: dict, proposals: dict[tuple[str, str], int]) -> dict[str, list]:
+    """A final record's labels: category ids, and ProposedLabel for a "proposal: <text>" code, which must be the
+    proposal one of the issue's raters made in that dimension (``proposals``: (key, text) -> annotation id)."""
+    labels: dict[str, list] = {}
+    for key, label in sorted(record["labels"].items()):
+        marked = [str(c) for c in label["codes"] if str(c).startswith(PROPOSAL_MARK)]
+        values: list = _ids(codes, key, [c for c in label["codes"] if str(c) not in marked], record["issue_url"])
+        for code in marked:
+            text = code[len(PROPOSAL_MARK) :]
+            annotation_id = proposals.get((key, text))
+            if annotation_id is None:
+                raise PackageError(
+                    f"{FINAL_FILE}: {record['issue_url']}: no rater of the issue proposed {text!r} in '{key}'."
+                )
+            values.append(ProposedLabel(text, annotation_id))
+        labels[key] = values
+    return labels
+
+
+def _batch_proposals(study_issue_ids: list[int]) -> dict[int, dict[tuple[str, str], int]]:
+    """Per study issue, (dimension key, proposal text) -> the annotation that proposed it (one query)."""
+    found: dict[int, dict[tuple[str, str], int]] = {}
+    rows = (
+        Annotation.objects.filter(assignment__study_issue_id__in=study_issue_ids)
+        .exclude(proposals={})
+        .order_by("pk")
+        .values_list("pk", "assignment__study_issue_id", "proposals")
+    )
+    for pk, study_issue_id, proposals in rows:
+        for key, text in (proposals or {}).items():
+            found.setdefault(study_issue_id, {}).setdefault((key, str(text)), pk)
+    return found
 
 
 def _when(value) -> datetime | None:
@@ -512,37 +550,46 @@ def _resolutions(package, study_issues, codes, disputes, result) -> None:
     now = timezone.now()
     while batch := list(islice(lines, BATCH)):
         rows = []
+        proposals = _batch_proposals([study_issues[r["issue_url"]] for r in batch if r["issue_url"] in study_issues])
         for r in batch:
             if r["issue_url"] not in study_issues or r["issue_url"] in resolved:
                 raise PackageError(f"{FINAL_FILE}: {r['issue_url']} is not in the sample, or appears twice.")
             resolved.add(r["issue_url"])
             keys = disputes.get(r["issue_url"], [])
+            labels = _final_labels(codes, r, proposals.get(study_issues[r["issue_url"]], {}))
+            if r.get("excluded"):
+                labels = {}  # an excluded issue has no final labels
+            method = r.get("method") or Resolution.Method.UNANIMOUS
+            # A dimension with a label is decided, and a decided dimension has its method.
+            methods = {**dict.fromkeys(labels, method), **(r.get("methods") or {})}
             rows.append(
-                Resolution(
-                    study_issue_id=study_issues[r["issue_url"]],
-                    values={
-                        key: _ids(codes, key, label["codes"], r["issue_url"])
-                        for key, label in sorted(r["labels"].items())
-                    },
-                    methods=r.get("methods") or {},
-                    disagreement_keys="," + ",".join(keys) + "," if keys else "",
-                    disagreement_count=len(keys),
-                    status=Resolution.Status.RESOLVED,
-                    excluded=bool(r.get("excluded")),
-                    method=r.get("method") or Resolution.Method.UNANIMOUS,
-                    disagreement_reason=r.get("disagreement_reason", ""),
-                    note=r.get("note", ""),
-                    decided_at=now,
+                (
+                    Resolution(
+                        study_issue_id=study_issues[r["issue_url"]],
+                        methods=methods,
+                        disagreement_keys="," + ",".join(keys) + "," if keys else "",
+                        disagreement_count=len(keys),
+                        status=Resolution.Status.RESOLVED,
+                        excluded=bool(r.get("excluded")),
+                        method=method,
+                        disagreement_reason=r.get("disagreement_reason", ""),
+                        note=r.get("note", ""),
+                        decided_at=now,
+                    ),
+                    labels,
                 )
             )
-        created = Resolution.objects.bulk_create(rows)
+        version_id = StudyIssue.objects.filter(pk=rows[0][0].study_issue_id).values_list(
+            "study__taxonomy_version_id", flat=True
+        )[0]
+        created = resolutions_bulk_create(rows, version_id=version_id)
         ResolutionHistory.objects.bulk_create(
             ResolutionHistory(
                 resolution=resolution,
                 action=ResolutionHistory.Action.RECORD,
                 version=resolution.version,
-                after=resolution_snapshot(resolution),
+                after=resolution_snapshot(resolution, labels=labels),
             )
-            for resolution in created
+            for resolution, (_, labels) in zip(created, rows, strict=True)
         )
         result.resolutions += len(created)

@@ -4,8 +4,8 @@ Byte for byte the same text as ``csv_rows(final_dataset_header(c), final_dataset
 ``jsonl_lines(final_dataset_records(c))`` (rows.py stays the readable definition; the tests compare the two), at
 a fraction of the cost per row, because most of a row repeats across a study:
 
-- the labels of each dimension are read as the JSON text of their id list and rendered once per distinct text
-  (codes, names and paths, already quoted for CSV or encoded for JSON), not decoded and looked up per row;
+- the labels are joined in the same query (one row per label, grouped back per issue) and each dimension's are
+  rendered once per distinct list (codes, names and paths, already quoted for CSV or encoded for JSON);
 - the cells that vary per row (URL, title, note, ...) are quoted or encoded directly, one call each;
 - the rendered pieces live in bounded caches, so memory stays flat however many issues a study has.
 """
@@ -16,7 +16,6 @@ from json.encoder import encode_basestring  # the C encoder json.dumps(ensure_as
 from typing import Any
 
 from django.db.models import TextField
-from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
 from annotator.exports.jsonl import dumps
@@ -24,7 +23,15 @@ from annotator.exports.safe_csv import safe_cell
 from annotator.models import Resolution
 
 from .context import LIST_SEPARATOR, ExportContext
-from .rows import _repository, disputed_keys, excluded_reason_expression, final_dataset_header, streamed
+from .rows import (
+    LABEL_COLUMNS,
+    _repository,
+    disputed_keys,
+    excluded_reason_expression,
+    final_dataset_header,
+    labelled,
+    streamed,
+)
 
 CACHE_LIMIT = 4096  # distinct id lists per dimension kept rendered; a study has far fewer, the bound keeps memory flat
 CSV_SPECIAL = frozenset(',"\r\n')
@@ -78,13 +85,15 @@ def json_text(value: Any) -> str:
 
 
 def _final_rows(context: ExportContext) -> Iterator[tuple]:
-    """rows.py's query, with the labels of each dimension as the JSON text of its id list (``->>`` in SQL, NULL when
-    the dimension is absent) and methods as JSON text: each distinct text is decoded once, not once per row."""
-    labels = [KeyTextTransform(dimension.key, "values") for dimension in context.dimensions]
-    return streamed(
+    """rows.py's query, with the labels of each dimension as a tuple (None when the dimension is absent) after the
+    fixed columns, and methods as JSON text: each distinct value is rendered once, not once per row."""
+    rows = streamed(
         Resolution.objects.filter(study_issue__study=context.study, status=Resolution.Status.RESOLVED)
-        .order_by("study_issue__position")
+        .order_by("study_issue__position", "final_values__id")
         .values_list(
+            "pk",
+            "methods",
+            "excluded",
             "study_issue__position",
             "study_issue__round__number",
             "study_issue__issue__url",
@@ -99,9 +108,12 @@ def _final_rows(context: ExportContext) -> Iterator[tuple]:
             "excluded",
             excluded_reason_expression(),
             "note",
-            *labels,
+            *LABEL_COLUMNS,
         )
     )
+    keys = [dimension.key for dimension in context.dimensions]
+    for row, labels in labelled(rows):
+        yield (*row, *[tuple(labels[key]) if key in labels else None for key in keys])
 
 
 def _ids(text: str | None) -> Any:
@@ -109,8 +121,11 @@ def _ids(text: str | None) -> Any:
 
 
 def _label_caches(context: ExportContext, render: Callable[[Any, Any], str]) -> list[BoundedCache]:
-    """One cache per dimension: the JSON text of its id list -> ``render(dimension, ids)``."""
-    return [BoundedCache(lambda text, d=dimension: render(d, _ids(text))) for dimension in context.dimensions]
+    """One cache per dimension: the tuple of its labels (None when absent) -> ``render(dimension, labels)``."""
+    return [
+        BoundedCache(lambda key, d=dimension: render(d, list(key) if key is not None else None))
+        for dimension in context.dimensions
+    ]
 
 
 # --- CSV ------------------------------------------------------------------------------------------------

@@ -148,6 +148,9 @@ ISSUE = _strict(
 SAMPLE = _strict({"position": _int(INT), "round": _int(INT, 1), "issue_url": URL}, ("position", "round", "issue_url"))
 
 CODES = {"type": "array", "items": CODE, "maxItems": 1000, "uniqueItems": True}
+# A final label the adjudicator settled on a rater's proposal: "proposal: <text>" (the text as the labels file has it).
+PROPOSAL_CODE = {"type": "string", "format": "text", "pattern": "^proposal: .", "maxLength": 520}
+FINAL_CODES = {**CODES, "items": {"anyOf": [CODE, PROPOSAL_CODE]}}
 
 LABELS = _strict(
     {
@@ -201,7 +204,7 @@ FINAL_LABELS = _strict(
             "propertyNames": KEY,
             "additionalProperties": {
                 "type": "object",
-                "properties": {"codes": CODES},
+                "properties": {"codes": FINAL_CODES},
                 "required": ["codes"],
             },
         },

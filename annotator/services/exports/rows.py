@@ -8,7 +8,8 @@ fetched per chunk of annotations (one query per 2,000 rows), never per row.
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import islice
+from itertools import groupby, islice
+from operator import itemgetter
 from typing import Any
 
 from django.db import connections, transaction
@@ -16,6 +17,7 @@ from django.db.models import Case, OuterRef, QuerySet, Subquery, Value, When
 from django.db.models.functions import Coalesce
 
 from annotator.models import Annotation, AnnotationValue, FirstSubmission, FirstSubmissionValue, Resolution
+from annotator.selectors.resolution_values import Labels, assemble_labels
 
 from .context import LIST_SEPARATOR, ExportContext
 
@@ -79,11 +81,33 @@ def disputed_keys(keys: str) -> list[str]:
     return [key for key in (keys or "").split(",") if key]
 
 
+LABEL_COLUMNS = (
+    "final_values__dimension__key",
+    "final_values__category_id",
+    "final_values__proposal",
+    "final_values__proposal_annotation_id",
+)
+
+
+def labelled(rows: Iterator[tuple]) -> Iterator[tuple[tuple, Labels]]:
+    """Rows of ``Resolution.values_list("pk", "methods", "excluded", *columns, *LABEL_COLUMNS)`` ordered so that a
+    resolution's rows are consecutive (one per final label, joined in the same query): each resolution once, as
+    (columns, its final labels). One query for the whole export, streamed."""
+    for _pk, group in groupby(rows, key=itemgetter(0)):
+        members = list(group)
+        first = members[0]
+        labels = assemble_labels(first[1], first[2], [row[-4:] for row in members if row[-4] is not None])
+        yield first[3:-4], labels
+
+
 def _final_rows(context: ExportContext) -> Iterator[tuple]:
-    return streamed(
+    rows = streamed(
         Resolution.objects.filter(study_issue__study=context.study, status=Resolution.Status.RESOLVED)
-        .order_by("study_issue__position")
+        .order_by("study_issue__position", "final_values__id")
         .values_list(
+            "pk",
+            "methods",
+            "excluded",
             "study_issue__position",
             "study_issue__round__number",
             "study_issue__issue__url",
@@ -91,7 +115,6 @@ def _final_rows(context: ExportContext) -> Iterator[tuple]:
             "study_issue__issue__repository__name",
             "study_issue__issue__number",
             "study_issue__issue__title",
-            "values",
             "methods",
             "method",
             "disagreement_keys",
@@ -99,8 +122,11 @@ def _final_rows(context: ExportContext) -> Iterator[tuple]:
             "excluded",
             excluded_reason_expression(),
             "note",
+            *LABEL_COLUMNS,
         )
     )
+    for row, labels in labelled(rows):
+        yield (*row[:7], labels, *row[7:])
 
 
 def final_dataset_rows(context: ExportContext) -> Iterator[list[Any]]:

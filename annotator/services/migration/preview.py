@@ -3,12 +3,13 @@
 from collections import Counter
 from dataclasses import dataclass, field
 
-from annotator.models import Annotation, Resolution, Study
+from annotator.models import Annotation, Study
 from annotator.selectors.studies import study_dimensions
 from taxonomy.models import Category, Dimension, TaxonomyVersion
 from taxonomy.services.operations import CategoryFate, version_category_map
 from taxonomy.services.operations.mapping import KINDS
 
+from .final_labels import final_label_rows
 from .labels import RELABEL, _needs_reset, _stale, _values
 from .proposals import proposal_outcomes
 from .targets import _check_target
@@ -99,8 +100,7 @@ def study_version_preview(*, study: Study, to_version: TaxonomyVersion) -> MoveP
     preview.annotations_to_reopen = len(to_reopen)
     preview.annotations_pending_relabel = len(relabel_annotations - set(to_reopen))
     reopened_issues = set(to_reopen.values())
-    resolutions = Resolution.objects.filter(study_issue__study=study).values_list("study_issue_id", "status", "values")
-    for study_issue_id, status, values in resolutions:
+    for study_issue_id, status, values in final_label_rows(study=study):
         for ids in (values or {}).values():
             for category_id in ids:
                 preview.resolution_labels[fates[int(category_id)].kind] += 1

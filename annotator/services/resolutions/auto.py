@@ -4,12 +4,13 @@ wait for the adjudicator; and the backfill of issues frozen before resolutions e
 from django.db import transaction
 from django.utils import timezone
 
-from annotator.models import Resolution, ResolutionHistory, Study, StudyIssue
+from annotator.models import Resolution, ResolutionHistory, ResolutionValue, Study, StudyIssue
 from annotator.services.agreement.version import study_labels_changed
 from annotator.services.history import resolution_history_record
 
 from .comparison import EXCLUDED, Comparison, RaterLabels, _keys, _overall_method, compare_labels, rater_labels
-from .rows import _dimensions, _lock, _save_revision, _snapshot, _submitted_annotations
+from .rows import _dimensions, _lock, _save_revision, _snapshot, _submitted_annotations, version_dimension_ids
+from .values import value_rows
 
 
 @transaction.atomic
@@ -35,30 +36,61 @@ def resolution_auto(*, study_issue: StudyIssue, actor=None) -> Resolution | None
 
 
 def resolution_auto_on_freeze(
-    *, locked_issue: StudyIssue, raters: list[RaterLabels], dimension_keys: list[str], actor=None
+    *,
+    locked_issue: StudyIssue,
+    raters: list[RaterLabels],
+    dimension_keys: list[str],
+    actor=None,
+    dimension_ids: dict[str, int] | None = None,
 ) -> Resolution:
     """What resolution_auto does, for the submit that has just frozen the issue (the hot path).
 
     The caller holds the study issue's lock, has frozen every rater's submitted annotation and hands
-    over their labels and the study's dimension keys (in display order), so nothing is read again; it
+    over their labels and the study's dimension keys (in display order) and ids, so nothing is read again; it
     also bumps the study's labels version itself, once, as the last write of its transaction.
     """
     existing = Resolution.objects.select_for_update(of=("self",)).filter(study_issue=locked_issue).first()
     comparison = compare_labels(raters, dimension_keys=dimension_keys)
-    return _auto_write(locked_issue=locked_issue, existing=existing, comparison=comparison, actor=actor)
+    return _auto_write(
+        locked_issue=locked_issue, existing=existing, comparison=comparison, actor=actor, dimension_ids=dimension_ids
+    )
 
 
-def _auto_write(*, locked_issue: StudyIssue, existing: Resolution | None, comparison: Comparison, actor) -> Resolution:
+def _auto_write(
+    *,
+    locked_issue: StudyIssue,
+    existing: Resolution | None,
+    comparison: Comparison,
+    actor,
+    dimension_ids: dict[str, int] | None = None,
+) -> Resolution:
     fields = _auto_fields(existing=existing, comparison=comparison)
+    labels = fields.pop("values")
+    if dimension_ids is None:
+        dimension_ids = version_dimension_ids(locked_issue.study.taxonomy_version_id)
     if existing is not None:
         before = _snapshot(existing)
         for name, value in fields.items():
             setattr(existing, name, value)
-        _save_revision(existing, actor=actor, action=ResolutionHistory.Action.AUTO, before=before)
+        _save_revision(
+            existing,
+            actor=actor,
+            action=ResolutionHistory.Action.AUTO,
+            before=before,
+            labels=labels,
+            dimension_ids=dimension_ids,
+        )
         return existing
     resolution = Resolution.objects.create(study_issue=locked_issue, **fields)
+    rows = value_rows(resolution, labels, dimension_ids=dimension_ids)
+    if rows:
+        ResolutionValue.objects.bulk_create(rows)
     resolution_history_record(
-        resolution=resolution, actor=actor, action=ResolutionHistory.Action.AUTO, before={}, after=_snapshot(resolution)
+        resolution=resolution,
+        actor=actor,
+        action=ResolutionHistory.Action.AUTO,
+        before={},
+        after=_snapshot(resolution, labels),
     )
     return resolution
 

@@ -6,6 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotator.models import Annotation, Resolution, ResolutionHistory, StudyIssue
+from annotator.selectors.resolution_values import ProposedLabel, resolution_labels_fresh
 from annotator.services.agreement.version import study_labels_changed
 from annotator.services.annotations import annotation_reopen
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
@@ -83,11 +84,14 @@ def resolution_record(
     reason: str,
     note: str = "",
     expected_version: int,
+    proposals: dict[str, int] | None = None,
 ) -> Resolution:
     """Record the final labels of an issue (or revise them): the pending dimensions must all be decided.
 
     Dimensions not sent keep their current value; a sent dimension that was in dispute, or whose value
     changes, takes `method`. Two adjudicators deciding at once: the second gets a ConflictError.
+    `proposals`: {dimension key: id of a rater's annotation} to settle that dimension on the proposal that rater
+    made in it (stored as a proposal-valued final label until the card board sorts it into a category).
     """
     locked_issue, resolution = _lock(study_issue)
     annotations = _submitted_annotations(locked_issue)
@@ -108,14 +112,21 @@ def resolution_record(
         raise DomainError(f"Unknown reason '{reason}'.", field="reason")
     dimensions = {d.key: d for d in _dimensions(locked_issue.study)}
     offered = {value.category_id for a in annotations for value in a.values.all()}
-    cleaned = _clean_values(values, dimensions=dimensions, offered=offered)
+    cleaned: dict[str, list] = dict(_clean_values(values, dimensions=dimensions, offered=offered))
+    for key, proposed in _clean_proposals(proposals or {}, dimensions=dimensions, annotations=annotations).items():
+        if cleaned.get(key) and not dimensions[key].multi_valued:
+            raise DomainError(
+                f"'{dimensions[key].name}' takes a single value: choose a category or the rater's proposal, not both.",
+                field="proposals",
+            )
+        cleaned[key] = [*cleaned.get(key, []), proposed]
     before = _snapshot(resolution)
     methods = dict(resolution.methods)
     if excluded:
-        new_values: dict[str, list[int]] = {}
+        new_values: dict[str, list] = {}
         methods = {EXCLUDED: method} if EXCLUDED in disputed or not resolution.excluded else dict(methods)
     else:
-        new_values = dict(resolution.values) if not resolution.excluded else {}
+        new_values = resolution_labels_fresh(resolution) if not resolution.excluded else {}
         if EXCLUDED in disputed or resolution.excluded:
             methods[EXCLUDED] = method
         for key, ids in cleaned.items():
@@ -129,7 +140,6 @@ def resolution_record(
             raise DomainError(f"Choose the final category for {names} — or exclude the issue.", field="values")
         methods = {key: m for key, m in methods.items() if key in new_values or key == EXCLUDED}
     was_resolved = resolution.status == Resolution.Status.RESOLVED
-    resolution.values = {key: new_values[key] for key in sorted(new_values)}
     resolution.methods = methods
     resolution.excluded = excluded
     resolution.status = Resolution.Status.RESOLVED
@@ -139,9 +149,40 @@ def resolution_record(
     resolution.decided_by = actor
     resolution.decided_at = timezone.now()
     action = ResolutionHistory.Action.REVISE if was_resolved else ResolutionHistory.Action.RECORD
-    _save_revision(resolution, actor=actor, action=action, before=before)
+    _save_revision(
+        resolution,
+        actor=actor,
+        action=action,
+        before=before,
+        labels={key: new_values[key] for key in sorted(new_values)},
+        version_id=locked_issue.study.taxonomy_version_id,
+    )
     study_labels_changed(study_id=locked_issue.study_id)
     return resolution
+
+
+def _clean_proposals(
+    proposals: dict[str, int], *, dimensions: dict[str, Dimension], annotations: Sequence[Annotation]
+) -> dict[str, ProposedLabel]:
+    """Each chosen proposal: a dimension of the study, and a proposal one of this issue's raters made in it."""
+    unknown = sorted(set(proposals) - set(dimensions))
+    if unknown:
+        raise DomainError(f"This study does not label the dimension(s) {', '.join(unknown)}.", field="proposals")
+    by_id = {a.pk: a for a in annotations}
+    cleaned = {}
+    for key, annotation_id in proposals.items():
+        try:
+            annotation = by_id.get(int(annotation_id))
+        except (TypeError, ValueError):
+            annotation = None
+        text = ((annotation.proposals or {}).get(key) or "").strip() if annotation is not None else ""
+        if not text:
+            raise DomainError(
+                f"No rater of this issue proposed a category for '{dimensions[key].name}' in that annotation.",
+                field="proposals",
+            )
+        cleaned[key] = ProposedLabel(text[:500], annotation.pk)
+    return cleaned
 
 
 @transaction.atomic

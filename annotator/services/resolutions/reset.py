@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.utils import timezone
 
-from annotator.models import Resolution, ResolutionHistory, StudyIssue
+from annotator.models import Resolution, ResolutionHistory, ResolutionValue, StudyIssue
 from annotator.services.agreement.version import study_labels_changed
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
 
@@ -41,7 +41,9 @@ def resolution_reset(
         raise DomainError("Say why the decision is taken back; the adjudicator reads it in the history.")
     stale = list(dict.fromkeys(undecided))
     before = _snapshot(resolution)
-    resolution.values = {key: ids for key, ids in resolution.values.items() if key not in stale}
+    # Only the stale dimensions' rows go; the others stay as they are (a version move resets after it has
+    # carried the rows to the new version's dimensions).
+    ResolutionValue.objects.filter(resolution=resolution, dimension__key__in=stale).delete()
     resolution.methods = {key: m for key, m in resolution.methods.items() if key not in stale}
     if resolution.status != Resolution.Status.SENT_BACK:
         disputed = list(dict.fromkeys([*resolution.disagreements, *stale]))
@@ -53,7 +55,11 @@ def resolution_reset(
     resolution.decided_by = None
     resolution.decided_at = timezone.now()
     _save_revision(
-        resolution, actor=actor, action=ResolutionHistory.Action.REVISE, before=before, note={"reason": reason}
+        resolution,
+        actor=actor,
+        action=ResolutionHistory.Action.REVISE,
+        before=before,
+        note={"reason": reason},
     )
     study_labels_changed(study_id=locked_issue.study_id)
     return resolution

@@ -6,9 +6,17 @@ Resolution.version is the optimistic lock a client sends back; the row lock make
 """
 
 from annotator.models import Annotation, Resolution, Study, StudyIssue
+from annotator.selectors.resolution_values import Labels
 from annotator.selectors.studies import study_dimensions
 from annotator.services.history import resolution_history_record, resolution_snapshot
 from taxonomy.models import Dimension
+
+from .values import resolution_values_replace
+
+
+def version_dimension_ids(version_id: int) -> dict[str, int]:
+    """Every dimension of a taxonomy version by key (the rows of a final label point at them)."""
+    return dict(Dimension.objects.filter(version_id=version_id).values_list("key", "pk"))
 
 
 def _dimensions(study: Study) -> list[Dimension]:
@@ -24,9 +32,9 @@ def _submitted_annotations(study_issue: StudyIssue) -> list[Annotation]:
     )
 
 
-def _snapshot(resolution: Resolution) -> dict:
+def _snapshot(resolution: Resolution, labels: Labels | None = None) -> dict:
     return {
-        **resolution_snapshot(resolution),
+        **resolution_snapshot(resolution, labels=labels),
         "methods": dict(resolution.methods),
         "status": resolution.status,
         "disagreements": resolution.disagreements,
@@ -41,11 +49,23 @@ def _save_revision(
     before: dict,
     note: dict | None = None,
     update_fields: list[str] | None = None,
+    labels: Labels | None = None,
+    version_id: int | None = None,
+    dimension_ids: dict[str, int] | None = None,
 ) -> None:
-    """Save a changed resolution under its row lock: version bumped, and a history entry with the state before
-    and after (plus `note`, e.g. the reason)."""
+    """Save a changed resolution under its row lock: version bumped, its final labels' rows made to say
+    `labels` (when given; `version_id`: the taxonomy version of their dimensions, by default the study's), and
+    a history entry with the state before and after (plus `note`, e.g. the reason)."""
     resolution.version += 1  # the caller holds the row lock
     resolution.save(update_fields=[*update_fields, "version"] if update_fields else None)
+    if labels is not None and dimension_ids is None:
+        if version_id is None:
+            version_id = StudyIssue.objects.filter(pk=resolution.study_issue_id).values_list(
+                "study__taxonomy_version_id", flat=True
+            )[0]
+        dimension_ids = version_dimension_ids(version_id)
+    if labels is not None:
+        resolution_values_replace(resolution=resolution, labels=labels, dimension_ids=dimension_ids)
     resolution_history_record(
         resolution=resolution,
         actor=actor,

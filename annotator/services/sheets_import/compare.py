@@ -25,6 +25,7 @@ from annotator.models import Annotation, AnnotationValue, Assignment, Resolution
 from annotator.selectors.studies import study_dimensions
 from annotator.services.history import resolution_snapshot
 from annotator.services.resolutions import EXCLUDED, METHOD_RANK, Comparison, RaterLabels, compare_labels
+from annotator.services.resolutions.values import resolutions_bulk_create
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,9 +70,8 @@ def round_resolutions_compare(
         elif comparison is not None:
             resolutions.append(_new_resolution(study_issue_id, comparison, now))
             actions.append(ResolutionHistory.Action.AUTO)
-    created = Resolution.objects.bulk_create(resolutions, batch_size=1000)
-    if any(r.pk is None for r in created):
-        raise RuntimeError("This database does not return ids from bulk inserts; use PostgreSQL or SQLite 3.35+.")
+    created = resolutions_bulk_create(resolutions, version_id=study.taxonomy_version_id)
+    labels_of = [labels for _, labels in resolutions]
     ResolutionHistory.objects.bulk_create(
         [
             ResolutionHistory(
@@ -81,13 +81,13 @@ def round_resolutions_compare(
                 version=r.version,
                 before={},
                 after={
-                    **resolution_snapshot(r),
+                    **resolution_snapshot(r, labels=labels),
                     "methods": dict(r.methods),
                     "status": r.status,
                     "disagreements": r.disagreements,
                 },
             )
-            for r, action in zip(created, actions, strict=True)
+            for r, action, labels in zip(created, actions, labels_of, strict=True)
         ],
         batch_size=1000,
     )
@@ -124,15 +124,14 @@ def _dimension_keys(study: Study) -> list[str]:
     return [dimension.key for dimension in study_dimensions(study=study)]
 
 
-def _new_resolution(study_issue_id: int, comparison: Comparison, now) -> Resolution:
+def _new_resolution(study_issue_id: int, comparison: Comparison, now) -> tuple[Resolution, dict]:
     """A first comparison, as resolution_auto writes it: nothing was discussed, so every decided dimension is
     unanimous; resolved when nothing is in dispute, else pending with the disputed keys."""
     values = {} if comparison.all_excluded else comparison.agreed
     methods = dict.fromkeys(values, Resolution.Method.UNANIMOUS)
     disputed = comparison.disagreements
-    return Resolution(
+    resolution = Resolution(
         study_issue_id=study_issue_id,
-        values=values,
         methods=methods,
         excluded=comparison.all_excluded,
         disagreement_keys=_keys(disputed),
@@ -143,9 +142,12 @@ def _new_resolution(study_issue_id: int, comparison: Comparison, now) -> Resolut
         decided_by=None,
         decided_at=now,
     )
+    return resolution, values
 
 
-def _final_resolution(study_issue_id: int, final: FinalLabels, comparison: Comparison | None, actor, now) -> Resolution:
+def _final_resolution(
+    study_issue_id: int, final: FinalLabels, comparison: Comparison | None, actor, now
+) -> tuple[Resolution, dict]:
     """The final sheet's decision, as resolution_record writes the outcome of the raters' discussion after the
     first comparison: the disputed dimensions stay disputed (the history of the issue), and each takes
     "negotiated", as does a dimension whose final value is not the one the raters agreed on; a dimension the
@@ -165,9 +167,8 @@ def _final_resolution(study_issue_id: int, final: FinalLabels, comparison: Compa
     }
     if EXCLUDED in disputed or (comparison is not None and comparison.all_excluded):  # keeping it was discussed
         methods[EXCLUDED] = Resolution.Method.NEGOTIATED
-    return Resolution(
+    resolution = Resolution(
         study_issue_id=study_issue_id,
-        values=values,
         methods=methods,
         excluded=False,
         disagreement_keys=_keys(disputed),
@@ -179,6 +180,7 @@ def _final_resolution(study_issue_id: int, final: FinalLabels, comparison: Compa
         decided_by=actor,
         decided_at=now,
     )
+    return resolution, values
 
 
 def _keys(disputed: list[str]) -> str:

@@ -2,7 +2,8 @@
 
 import pytest
 
-from annotator.models import Resolution, ResolutionHistory
+from annotator.models import Resolution, ResolutionHistory, ResolutionValue
+from tests.annotator.final_labels import values_of
 from tests.annotator.worlds import labels, submit
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +22,10 @@ def _client(client_for, staff_member, role):
 
 
 def state() -> list:
-    return list(Resolution.objects.order_by("pk").values_list("pk", "version", "status", "values"))
+    return (
+        list(Resolution.objects.order_by("pk").values_list("pk", "version", "status", "methods")),
+        list(ResolutionValue.objects.order_by("pk").values_list("resolution_id", "category_id", "proposal")),
+    )
 
 
 @pytest.mark.parametrize(
@@ -85,7 +89,7 @@ def test_the_change_view_shows_both_raters_read_only_and_records_a_decision(worl
     )
     assert response.status_code == 302
     resolution = Resolution.objects.get(study_issue=disputed)
-    assert resolution.values["root_cause"] == [world.cats["root_cause"][0].pk]
+    assert values_of(resolution)["root_cause"] == [world.cats["root_cause"][0].pk]
     assert resolution.decided_by == staff_member
     assert resolution.disagreement_reason == "taxonomy_gap"
 
@@ -97,7 +101,7 @@ def test_a_stale_admin_form_shows_the_conflict(world, disputed, client_for):
     response = client.post(f"{LIST}{disputed.pk}/change/", {**data, "dim_root_cause": world.cats["root_cause"][1].pk})
     assert response.status_code == 200
     assert "Someone else changed this resolution" in response.content.decode()
-    assert Resolution.objects.get(study_issue=disputed).values["root_cause"] == [world.cats["root_cause"][0].pk]
+    assert values_of(Resolution.objects.get(study_issue=disputed))["root_cause"] == [world.cats["root_cause"][0].pk]
 
 
 @pytest.mark.parametrize(("action", "index"), [("accept_rater_1", 0), ("accept_rater_2", 1)])
@@ -106,7 +110,7 @@ def test_bulk_actions_accept_one_raters_labels(world, disputed, client_for, acti
     assert response.status_code == 302
     resolution = Resolution.objects.get(study_issue=disputed)
     assert resolution.status == "resolved"
-    assert resolution.values["root_cause"] == [world.cats["root_cause"][index].pk]
+    assert values_of(resolution)["root_cause"] == [world.cats["root_cause"][index].pk]
     assert resolution.method == "adjudicated"
 
 

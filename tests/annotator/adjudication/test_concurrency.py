@@ -5,6 +5,7 @@ import pytest
 from annotator.models import Resolution, ResolutionHistory, StudyIssue
 from annotator.services.resolutions import resolution_record
 from core.errors import ConflictError
+from tests.annotator.final_labels import values_of
 from tests.annotator.worlds import labels, make_world, submit
 from tests.concurrency import raised, run_together
 from tests.factories import UserFactory
@@ -46,7 +47,7 @@ def test_the_second_of_two_decisions_on_the_same_version_is_refused_with_a_messa
         _decide(world, study_issue, other, 1)()
     assert "reload the page" in excinfo.value.message and "adjudicator" in excinfo.value.message
     resolution = Resolution.objects.get(study_issue=study_issue)
-    assert resolution.values["root_cause"] == [world.cats["root_cause"][0].pk]
+    assert values_of(resolution)["root_cause"] == [world.cats["root_cause"][0].pk]
     assert ResolutionHistory.objects.filter(resolution=resolution, action="record").count() == 1
 
 

@@ -10,6 +10,7 @@ import json
 import pytest
 
 from annotator.models import Assignment, Resolution
+from tests.annotator.final_labels import values_of
 
 pytestmark = pytest.mark.django_db
 
@@ -56,7 +57,7 @@ def test_a_disagreement_settled_by_discussion_stays_recorded_as_negotiated(world
     assert resolution.methods["root_cause"] == "negotiated"
     assert resolution.method == "negotiated"
     assert resolution.note == NOTE
-    assert resolution.values["root_cause"] == [world.cats["root_cause"][0].pk]
+    assert values_of(resolution)["root_cause"] == [world.cats["root_cause"][0].pk]
 
 
 def test_the_resolutions_api_lists_it_with_the_independent_labels(world, negotiated, client_as):

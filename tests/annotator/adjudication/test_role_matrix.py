@@ -6,7 +6,7 @@ A denied request must leave resolutions, annotations and their histories as they
 import pytest
 from rest_framework.test import APIClient
 
-from annotator.models import Annotation, AnnotationHistory, Resolution, ResolutionHistory, Study
+from annotator.models import Annotation, AnnotationHistory, Resolution, ResolutionHistory, ResolutionValue, Study
 
 ROLES = ["anonymous", "outsider", "rater_a", "rater_b", "adjudicator", "owner", "staff"]
 READERS = {
@@ -22,7 +22,8 @@ READERS = {
 
 def snapshot() -> tuple:
     return (
-        list(Resolution.objects.order_by("pk").values_list("pk", "version", "status", "values", "note")),
+        list(Resolution.objects.order_by("pk").values_list("pk", "version", "status", "methods", "note")),
+        list(ResolutionValue.objects.order_by("pk").values_list("resolution_id", "category_id", "proposal")),
         ResolutionHistory.objects.count(),
         list(Annotation.objects.order_by("pk").values_list("pk", "version", "frozen")),
         AnnotationHistory.objects.count(),

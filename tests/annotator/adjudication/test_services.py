@@ -12,6 +12,7 @@ from annotator.services.resolutions import (
     study_set_anonymous_adjudication,
 )
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
+from tests.annotator.final_labels import values_of
 from tests.annotator.worlds import labels, submit
 
 pytestmark = pytest.mark.django_db
@@ -78,7 +79,7 @@ def test_full_agreement_is_resolved_unanimously_by_nobody(world, users):
     assert resolution.status == Resolution.Status.RESOLVED
     assert resolution.method == Resolution.Method.UNANIMOUS
     assert resolution.decided_by is None
-    assert resolution.values == {
+    assert values_of(resolution) == {
         "root_cause": [cats["root_cause"][2].pk],
         "stage": sorted([cats["stage"][0].pk, cats["stage"][1].pk]),
         "symptom": [cats["symptom"][0].pk],
@@ -92,7 +93,7 @@ def test_a_disagreement_decides_the_agreed_dimensions_and_queues_the_other(world
     assert resolution.status == Resolution.Status.PENDING
     assert resolution.disagreements == ["root_cause"]
     assert resolution.disagreement_count == 1
-    assert resolution.values == {"stage": [], "symptom": [world.cats["symptom"][0].pk]}
+    assert values_of(resolution) == {"stage": [], "symptom": [world.cats["symptom"][0].pk]}
     assert resolution.method == ""
     assert Annotation.objects.filter(assignment__study_issue=disputed, frozen=True).count() == 2
 
@@ -101,7 +102,7 @@ def test_both_raters_excluding_resolves_the_issue_as_excluded(world, users):
     submit(world, users, "rater_a", 0, **EXCLUDE)
     submit(world, users, "rater_b", 0, excluded=True, excluded_reason="out_of_scope")
     resolution = Resolution.objects.get(study_issue_id=world.issue_ids[0])
-    assert (resolution.status, resolution.excluded, resolution.values) == ("resolved", True, {})
+    assert (resolution.status, resolution.excluded, values_of(resolution)) == ("resolved", True, {})
     assert resolution.method == Resolution.Method.UNANIMOUS
 
 
@@ -120,7 +121,7 @@ def test_one_rater_excluding_is_a_disagreement(world, users):
 def test_the_adjudicator_records_the_disputed_dimension(world, users, disputed):
     resolution = decide(world, users, disputed)
     assert resolution.status == Resolution.Status.RESOLVED
-    assert resolution.values["root_cause"] == [world.cats["root_cause"][1].pk]
+    assert values_of(resolution)["root_cause"] == [world.cats["root_cause"][1].pk]
     assert resolution.methods == {"root_cause": "adjudicated", "stage": "unanimous", "symptom": "unanimous"}
     assert resolution.method == Resolution.Method.ADJUDICATED
     assert resolution.disagreement_reason == "guideline_gap"
@@ -135,7 +136,7 @@ def test_the_adjudicator_records_the_disputed_dimension(world, users, disputed):
 def test_revising_a_resolution_is_recorded_as_a_revision(world, users, disputed):
     decide(world, users, disputed)
     resolution = decide(world, users, disputed, role="owner", root_cause=0, method="negotiated")
-    assert resolution.values["root_cause"] == [world.cats["root_cause"][0].pk]
+    assert values_of(resolution)["root_cause"] == [world.cats["root_cause"][0].pk]
     assert resolution.method == "negotiated"
     actions = list(ResolutionHistory.objects.filter(resolution=resolution).values_list("action", flat=True))
     assert actions == ["auto", "record", "revise"]
@@ -176,7 +177,7 @@ def test_a_single_valued_dimension_takes_one_category(world, users, disputed):
 
 def test_excluding_the_issue_needs_no_categories(world, users, disputed):
     resolution = decide(world, users, disputed, values={}, excluded=True)
-    assert (resolution.excluded, resolution.values, resolution.status) == (True, {}, "resolved")
+    assert (resolution.excluded, values_of(resolution), resolution.status) == (True, {}, "resolved")
     assert resolution.methods == {"excluded": "adjudicated"}
 
 

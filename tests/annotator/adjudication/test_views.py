@@ -6,6 +6,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotator.models import Resolution, Study
 from tests.annotator.adjudication.test_failed_submit import selected
+from tests.annotator.final_labels import values_of
 from tests.annotator.worlds import labels, make_world, submit
 
 pytestmark = pytest.mark.django_db
@@ -130,7 +131,7 @@ def test_a_stale_form_answers_409_with_the_winning_decision(world, disputed, cli
     )
     assert response.status_code == 409
     assert "Someone else changed this resolution" in response.content.decode()
-    assert Resolution.objects.get(study_issue=disputed).values["root_cause"] == [world.cats["root_cause"][1].pk]
+    assert values_of(Resolution.objects.get(study_issue=disputed))["root_cause"] == [world.cats["root_cause"][1].pk]
     # The page shows the winner's choice, not the one that lost (a refusal of any other kind keeps the form's).
     assert selected(response.content.decode(), "dim_root_cause") == [str(world.cats["root_cause"][1].pk)]
 

@@ -9,6 +9,7 @@ from annotator.services.agreement.version import study_labels_changed
 from annotator.services.first_submissions import first_submission_record
 from annotator.services.sampling import SampleFilters, study_round_draw
 from tests.annotator.factories_issues import IssueFactory, RepositoryFactory
+from tests.annotator.final_labels import resolution_make
 from tests.annotator.studies.factories import make_study, make_taxonomy
 from tests.factories import CategoryFactory, DimensionFactory
 
@@ -84,9 +85,9 @@ def write_label(
 def write_resolution(study_issue, values: dict[str, list[int]], *, excluded: bool = False, by=None) -> Resolution:
     """A resolution written straight into its table; bumps the labels version as the resolution services do."""
     study_labels_changed(study_id=study_issue.study_id)
-    return Resolution.objects.create(
+    return resolution_make(
         study_issue=study_issue,
-        values=values,
+        values={} if excluded else values,
         excluded=excluded,
         method=Resolution.Method.ADJUDICATED,
         decided_by=by,

@@ -40,6 +40,7 @@ from taxonomy.services.operations import (
     version_publish_with_changelog,
 )
 from tests.annotator.evolution.test_migration import evolve
+from tests.annotator.final_labels import values_of
 from tests.concurrency import run_in_thread
 
 
@@ -85,7 +86,7 @@ def evolve_unused_split(world, actor):
 
 def snapshot(resolution: Resolution) -> tuple:
     resolution.refresh_from_db()
-    return (resolution.status, resolution.values, resolution.method, resolution.version, resolution.decided_by_id)
+    return (resolution.status, values_of(resolution), resolution.method, resolution.version, resolution.decided_by_id)
 
 
 # --- a split only the adjudicator had chosen --------------------------------------------------------------
@@ -104,15 +105,15 @@ def decided_on_a_split(world, users):
 def test_a_decision_on_a_split_category_goes_back_to_adjudication(world, users, decided_on_a_split):
     v2, merged, _parts = decided_on_a_split
     before = resolution_of(world, 0)
-    old_values, old_version = dict(before.values), before.version
+    old_values, old_version = dict(values_of(before)), before.version
     history_before = ResolutionHistory.objects.filter(resolution=before).count()
     move = study_version_move(study=world.study, to_version=v2, actor=users["owner"])
     after = resolution_of(world, 0)
     assert after.status == Resolution.Status.PENDING, "the decision should be taken back"
     assert after.method == "" and after.decided_by is None
-    assert "root_cause" not in after.values and "root_cause" in after.disagreements
-    assert after.values["symptom"] == [merged.pk], "the merged symptom is carried, not taken back"
-    assert after.values["stage"] == [in_version(v2, world.cats["stage"][0]).pk]
+    assert "root_cause" not in values_of(after) and "root_cause" in after.disagreements
+    assert values_of(after)["symptom"] == [merged.pk], "the merged symptom is carried, not taken back"
+    assert values_of(after)["stage"] == [in_version(v2, world.cats["stage"][0]).pk]
     assert after.version == old_version + 2, "one bump for carrying, one for taking the decision back"
     assert move.counts["resolutions_reset"] == 1
     # Nothing deleted: the decision is in the history, with why it was taken back.
@@ -136,7 +137,7 @@ def test_a_decision_on_renamed_and_merged_categories_is_carried(world, users, de
     kept.refresh_from_db()
     assert kept.status == Resolution.Status.RESOLVED and kept.method == Resolution.Method.ADJUDICATED
     assert kept.decided_by == users["adjudicator"]
-    assert kept.values == {
+    assert values_of(kept) == {
         "root_cause": [in_version(v2, world.cats["root_cause"][1]).pk],
         "stage": [in_version(v2, world.cats["stage"][0]).pk],
         "symptom": [merged.pk],
@@ -169,7 +170,7 @@ def test_the_taken_back_decision_is_made_again_on_the_new_categories(world, user
         reason=Resolution.Reason.TAXONOMY_GAP,
         expected_version=current.version,
     )
-    assert resolved.status == Resolution.Status.RESOLVED and resolved.values["root_cause"] == [parts[0].pk]
+    assert resolved.status == Resolution.Status.RESOLVED and values_of(resolved)["root_cause"] == [parts[0].pk]
 
 
 def test_a_stale_version_of_the_resolution_is_refused_after_the_move(world, users, decided_on_a_split):
@@ -205,8 +206,8 @@ def test_decisions_on_reopened_annotations_go_back_to_pending(world, users):
     assert preview.resolutions_to_reset == move.counts["resolutions_reset"] == 3
     first, second, third = resolution_of(world, 0), resolution_of(world, 1), resolution_of(world, 3)
     assert first.status == second.status == third.status == Resolution.Status.PENDING
-    assert first.values["root_cause"] == [in_version(v2, cats["root_cause"][0]).pk]
-    assert "root_cause" not in second.values and "root_cause" not in third.values
+    assert values_of(first)["root_cause"] == [in_version(v2, cats["root_cause"][0]).pk]
+    assert "root_cause" not in values_of(second) and "root_cause" not in values_of(third)
     reason = ResolutionHistory.objects.filter(resolution=first).latest("id").after["reason"]
     assert reason.startswith(f"Category 'root_cause leaf 1' was split in v{v2.number}")
     assert "reopened" in reason
@@ -215,7 +216,7 @@ def test_decisions_on_reopened_annotations_go_back_to_pending(world, users):
         assert untouched.status == Resolution.Status.PENDING
         reasons = [e.after.get("reason", "") for e in ResolutionHistory.objects.filter(resolution=untouched)]
         assert not [r for r in reasons if "re-adjudicate" in r], f"issue {index} was reset: {reasons}"
-    assert resolution_of(world, 4).values["symptom"] == [merged.pk]
+    assert values_of(resolution_of(world, 4))["symptom"] == [merged.pk]
 
 
 def test_a_reset_issue_is_compared_again_when_its_raters_resubmit(world, users):
@@ -236,7 +237,7 @@ def test_a_reset_issue_is_compared_again_when_its_raters_resubmit(world, users):
         )
     resolution = resolution_of(world, 1)
     assert resolution.status == Resolution.Status.RESOLVED and resolution.method == Resolution.Method.UNANIMOUS
-    assert resolution.values == {"root_cause": [parts[0].pk], "stage": [], "symptom": [merged.pk]}
+    assert values_of(resolution) == {"root_cause": [parts[0].pk], "stage": [], "symptom": [merged.pk]}
 
 
 def test_a_sent_back_issue_stays_with_its_raters(world, users):
@@ -254,7 +255,7 @@ def test_a_sent_back_issue_stays_with_its_raters(world, users):
     move = study_version_move(study=world.study, to_version=v2, actor=users["owner"])
     resolution = resolution_of(world, 0)
     assert resolution.status == Resolution.Status.SENT_BACK
-    assert "symptom" not in resolution.values and resolution.disagreements == disputed
+    assert "symptom" not in values_of(resolution) and resolution.disagreements == disputed
     assert move.counts["resolutions_reset"] == 2  # issues 0 and 3 used symptom leaf 0
 
 

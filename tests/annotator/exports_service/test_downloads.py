@@ -17,6 +17,7 @@ from annotator.services.exports import (
     final_dataset_rows,
     rater_labels_rows,
 )
+from annotator.services.resolutions.values import resolutions_bulk_create
 from tests.annotator.worlds import FORMULA_TITLE
 
 
@@ -93,9 +94,21 @@ def _bulk_resolved(world, n: int) -> None:
         for i, issue in enumerate(issues)
     )
     values = {"symptom": [world.cats["symptom"][0].pk], "root_cause": [world.cats["root_cause"][1].pk]}
-    Resolution.objects.bulk_create(
-        Resolution(study_issue=si, values=values, status="resolved", method="unanimous", decided_at=now)
-        for si in study_issues
+    resolutions_bulk_create(
+        [
+            (
+                Resolution(
+                    study_issue=si,
+                    methods=dict.fromkeys(values, "unanimous"),
+                    status="resolved",
+                    method="unanimous",
+                    decided_at=now,
+                ),
+                values,
+            )
+            for si in study_issues
+        ],
+        version_id=world.study.taxonomy_version_id,
     )
 
 

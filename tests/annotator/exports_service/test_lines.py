@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from annotator.exports import csv_rows, json_document_chunks, jsonl_lines
-from annotator.models import Issue, Repository, Resolution, StudyIssue
+from annotator.models import Annotation, Issue, Repository, Resolution, StudyIssue
+from annotator.selectors.resolution_values import ProposedLabel
 from annotator.services.exports import export_context, final_dataset_header, final_dataset_records, final_dataset_rows
 from annotator.services.exports.lines import (
     BoundedCache,
@@ -23,6 +24,8 @@ from annotator.services.exports.lines import (
     json_text,
 )
 from annotator.services.exports.streams import _json_document, blocks
+from annotator.services.resolutions.values import resolutions_bulk_create
+from tests.annotator.final_labels import resolution_make
 
 # Text that needs quoting, escaping or formula protection, in every position a cell can hold it.
 TRICKY = [
@@ -63,13 +66,15 @@ def _tricky_study(world, users) -> None:
     cause[1].name = "=HYPERLINK()"
     cause[1].save(update_fields=["name"])
     no_owner = Repository.objects.create(owner="", name="solo")
+    proposer = Annotation.objects.filter(assignment__study_issue__study=world.study).order_by("pk").first()
     values = [
         {"symptom": [symptom[0].pk], "root_cause": [cause[1].pk]},
         {"symptom": [symptom[1].pk, symptom[0].pk]},  # a dimension absent
         {},  # excluded: no labels at all
-        {"symptom": [999_999], "root_cause": [cause[0].pk, 888_888]},  # ids that are not (or no longer) categories
-        {"symptom": None, "stage": [stage[0].pk, stage[1].pk]},
-        {"unknown_dimension": [symptom[0].pk], "root_cause": []},
+        # settled on a rater's proposal: its text, marked, in every label column
+        {"symptom": [ProposedLabel('=hang, "silent"\nproposal', proposer.pk)], "root_cause": [cause[0].pk]},
+        {"stage": [stage[0].pk, stage[1].pk]},
+        {"root_cause": []},  # decided empty
     ]
     methods = [{}, {"symptom": "unanimous", "root_cause": "adjudicated"}, {"excluded": "negotiated", "x": 1.5}]
     now = timezone.now()
@@ -81,9 +86,9 @@ def _tricky_study(world, users) -> None:
             number=None if i % 4 == 0 else 70_000 + i,
         )
         study_issue = StudyIssue.objects.create(study=world.study, issue=issue, round=world.round, position=500 + i)
-        Resolution.objects.create(
+        resolution_make(
             study_issue=study_issue,
-            values=values[i % len(values)],
+            values={} if i % 5 == 0 else values[i % len(values)],
             methods=methods[i % len(methods)],
             status=Resolution.Status.RESOLVED,
             method=Resolution.Method.ADJUDICATED,
@@ -162,15 +167,21 @@ def _bulk_resolved(world, n: int) -> None:
         for i, issue in enumerate(issues)
     )
     cats = world.cats
-    Resolution.objects.bulk_create(
-        Resolution(
-            study_issue=si,
-            values={"symptom": [cats["symptom"][i % 3].pk], "root_cause": [cats["root_cause"][i % 2].pk]},
-            status="resolved",
-            method="unanimous",
-            decided_at=now,
-        )
-        for i, si in enumerate(study_issues)
+    resolutions_bulk_create(
+        [
+            (
+                Resolution(
+                    study_issue=si,
+                    methods={"root_cause": "unanimous", "symptom": "unanimous"},
+                    status="resolved",
+                    method="unanimous",
+                    decided_at=now,
+                ),
+                {"symptom": [cats["symptom"][i % 3].pk], "root_cause": [cats["root_cause"][i % 2].pk]},
+            )
+            for i, si in enumerate(study_issues)
+        ],
+        version_id=world.study.taxonomy_version_id,
     )
 
 

@@ -14,6 +14,7 @@ from annotator.models import Annotation, ExportJob, Resolution, Study
 from annotator.services.agreement import agreement_report
 from annotator.services.exports import replication_package_write
 from annotator.services.exports.importing import PackageError, study_export_import
+from tests.annotator.final_labels import values_of
 
 EXPECTED = {
     "README.md",
@@ -138,7 +139,7 @@ def _final(study: Study) -> set:
     return {
         (r.study_issue.issue.url, key, tuple(sorted(codes[pk] for pk in ids)), r.method, r.excluded)
         for r in Resolution.objects.filter(study_issue__study=study).select_related("study_issue__issue")
-        for key, ids in r.values.items()
+        for key, ids in values_of(r).items()
     }
 
 
@@ -162,3 +163,28 @@ def test_round_trip_gives_the_same_labels_and_agreement(world, users, package):
 def test_importing_under_an_existing_name_is_refused(world, package):
     with pytest.raises(PackageError, match="exists already"):
         study_export_import(path=package)
+
+
+def test_a_final_label_settled_on_a_proposal_survives_the_round_trip(users, tmp_path):
+    from annotator.selectors.resolution_values import ProposedLabel, resolution_labels_fresh
+    from tests.annotator.adjudication.proposal_world import PROPOSAL, proposal_world, settle_on_proposal
+
+    world = proposal_world(users, n_issues=1)
+    settle_on_proposal(world, users)
+    target = tmp_path / "proposal.zip"
+    replication_package_write(study=world.study, target=target)
+    final = _files(target)["data/final_labels.jsonl"].decode()
+    assert f"proposal: {PROPOSAL}" in final
+    copy = study_export_import(path=target, name="Copy with a proposal").study
+    resolution = Resolution.objects.get(study_issue__study=copy)
+    labels = resolution_labels_fresh(resolution)
+    proposer = Annotation.objects.get(assignment__study_issue__study=copy, proposals__symptom=PROPOSAL)
+    assert labels["symptom"] == [ProposedLabel(PROPOSAL, proposer.pk)]
+
+
+def test_a_proposal_no_rater_of_the_issue_made_is_refused():
+    from annotator.services.exports.importing import _final_labels
+
+    record = {"issue_url": "https://x/1", "labels": {"symptom": {"codes": ["proposal: nobody wrote this"]}}}
+    with pytest.raises(PackageError, match="no rater of the issue proposed 'nobody wrote this' in 'symptom'"):
+        _final_labels({}, record, {("symptom", "somebody wrote this"): 7})

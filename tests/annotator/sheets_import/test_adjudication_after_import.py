@@ -14,6 +14,7 @@ from annotator.models import (
 from annotator.selectors.resolutions import QueueFilters, adjudication_progress, adjudication_queue, next_pending
 from annotator.services.resolutions import resolution_auto
 from taxonomy.models import Category
+from tests.annotator.final_labels import values_of
 from tests.annotator.sheets_import.conftest import run_import
 from tests.annotator.sheets_import.csv_files import HEADER, LINK, write_csv
 
@@ -48,7 +49,7 @@ def category(code: str) -> int:
 
 
 def fields(resolution: Resolution) -> dict:
-    return {name: getattr(resolution, name) for name in FIELDS}
+    return {name: values_of(resolution) if name == "values" else getattr(resolution, name) for name in FIELDS}
 
 
 def test_agreed_issues_are_resolved_and_disagreements_wait_for_adjudication(bugs_taxonomy, pair):
@@ -69,7 +70,7 @@ def test_agreed_issues_are_resolved_and_disagreements_wait_for_adjudication(bugs
 def test_an_agreed_issue_is_decided_unanimously(bugs_taxonomy, pair):
     import_pair(*pair)
     resolution = resolution_of(3)
-    assert resolution.values == {
+    assert values_of(resolution) == {
         "cause": [category("crash")],
         "fix": sorted([category("fix-code"), category("fix-config")]),
     }
@@ -81,7 +82,7 @@ def test_an_agreed_issue_is_decided_unanimously(bugs_taxonomy, pair):
 def test_a_disputed_issue_keeps_its_agreed_dimension_and_waits_for_the_rest(bugs_taxonomy, pair):
     import_pair(*pair)
     resolution = resolution_of(4)
-    assert resolution.values == {"fix": [category("fix-code")]}
+    assert values_of(resolution) == {"fix": [category("fix-code")]}
     assert resolution.methods == {"fix": "unanimous"}
     assert (resolution.status, resolution.method, resolution.disagreements) == ("pending", "", ["cause"])
     assert resolution_of(6).disagreements == ["cause", "fix"]
@@ -114,7 +115,7 @@ def test_annotations_are_frozen_and_each_resolution_has_one_automatic_history_en
         after = entries[0].after
         assert (after["status"], after["values"], after["disagreements"]) == (
             resolution.status,
-            resolution.values,
+            values_of(resolution),
             resolution.disagreements,
         )
 
@@ -176,7 +177,7 @@ def test_a_final_sheet_decides_its_issues_and_the_others_are_compared(bugs_taxon
         decided = resolution_of(number)
         assert (decided.status, decided.method) == ("resolved", "negotiated")
         assert final.name in decided.note
-    assert resolution_of(4).values == {"cause": [category("hang")], "fix": [category("fix-code")]}
+    assert values_of(resolution_of(4)) == {"cause": [category("hang")], "fix": [category("fix-code")]}
     assert (resolution_of(5).status, resolution_of(5).disagreements) == ("pending", ["fix"])
     assert {resolution_of(n).method for n in (1, 2, 3)} == {"unanimous"}
     assert Study.objects.get().phase == Study.Phase.ADJUDICATION

@@ -5,6 +5,7 @@ from django.core.management.base import CommandError
 
 from annotator.models import Annotation, AnnotationValue, Assignment, Issue, Resolution, Study, StudyIssue, StudyMember
 from taxonomy.models import Category, Taxonomy, TaxonomyVersion
+from tests.annotator.final_labels import values_of as final_values_of
 from tests.annotator.sheets_import.conftest import run_import
 from tests.annotator.sheets_import.csv_files import HEADER, write_csv
 from tests.factories import UserFactory
@@ -174,7 +175,7 @@ def test_a_final_sheet_gives_negotiated_resolutions(bugs_taxonomy, rater_csvs, t
     resolution = Resolution.objects.get(study_issue__issue__number=3)  # 1 and 2: compared (both agree)
     codes = {
         key: set(Category.objects.filter(pk__in=ids).values_list("code", flat=True))
-        for key, ids in resolution.values.items()
+        for key, ids in final_values_of(resolution).items()
     }
     assert codes == {"cause": {"wrong-result"}, "fix": {"fix-code"}}
     assert resolution.method == Resolution.Method.NEGOTIATED

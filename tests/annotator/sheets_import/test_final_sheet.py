@@ -10,6 +10,7 @@ from annotator.selectors.resolutions import QueueFilters, adjudication_progress,
 from annotator.services.agreement.report import agreement_report
 from annotator.services.resolutions import resolution_auto, resolution_record
 from taxonomy.models import Category
+from tests.annotator.final_labels import values_of
 from tests.annotator.sheets_import.csv_files import HEADER, LINK, write_csv
 from tests.annotator.sheets_import.test_adjudication_after_import import fields, import_pair, resolution_of
 
@@ -56,17 +57,21 @@ def test_each_resolution_keeps_the_disagreements_and_says_how_each_dimension_was
         found[number] = (resolution.disagreements, resolution.methods, resolution.method)
     assert found == EXPECTED
     assert resolution_of(5).disagreement_count == 1 and resolution_of(6).disagreement_count == 2
-    assert resolution_of(5).values == {
+    assert values_of(resolution_of(5)) == {
         "cause": [category("wrong-result")],
         "fix": sorted([category("fix-code"), category("fix-config")]),
     }
+
+
+def _fields(resolution: Resolution, names) -> dict:
+    return {f: values_of(resolution) if f == "values" else getattr(resolution, f) for f in names}
 
 
 def test_the_import_records_the_final_sheet_as_resolution_record_does(imported, pair, final_sheet, users):
     """The import writes in bulk; comparing in the service and then recording each final row with
     resolution_record (negotiated) must give the same resolutions."""
     compared = ("values", "methods", "method", "excluded", "disagreement_keys", "disagreement_count", "status")
-    imported_fields = {r.study_issue_id: {f: getattr(r, f) for f in compared} for r in Resolution.objects.all()}
+    imported_fields = {r.study_issue_id: _fields(r, compared) for r in Resolution.objects.all()}
     ResolutionHistory.objects.all().delete()
     Resolution.objects.all().delete()
     for study_issue in StudyIssue.objects.select_related("issue").order_by("position"):
@@ -83,7 +88,7 @@ def test_the_import_records_the_final_sheet_as_resolution_record_does(imported, 
             reason=Resolution.Reason.OTHER if resolution.disagreements else "",
             expected_version=resolution.version,
         )
-    recorded = {r.study_issue_id: {f: getattr(r, f) for f in compared} for r in Resolution.objects.all()}
+    recorded = {r.study_issue_id: _fields(r, compared) for r in Resolution.objects.all()}
     assert recorded == imported_fields
 
 
@@ -170,4 +175,4 @@ def test_the_raters_sheets_become_their_first_submissions_and_the_final_sheet_th
         for first in firsts.filter(study_issue__issue__number=6).select_related("rater")
     }
     assert sorted(sixth.values()) == [["crash"], ["hang"]]  # the raters differed; the final sheet says crash
-    assert resolution_of(6).values["cause"] == [category("crash")]
+    assert values_of(resolution_of(6))["cause"] == [category("crash")]
