@@ -4,6 +4,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotator.models import Resolution
+from tests.annotator.final_labels import values_of
 from tests.annotator.worlds import labels, make_world, submit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -54,6 +55,6 @@ def test_a_refused_decision_keeps_the_choices_and_marks_the_reason(live_server, 
     page.wait_for_url(f"**/studies/{world.study.pk}/adjudication/")
     resolution = Resolution.objects.get(study_issue_id=study_issue_id)
     assert resolution.status == "resolved" and resolution.disagreement_reason == "guideline_gap"
-    assert resolution.values["root_cause"] == [rater_2_choice.pk]
-    assert resolution.values["symptom"] == [other_symptom.pk]
+    assert values_of(resolution)["root_cause"] == [rater_2_choice.pk]
+    assert values_of(resolution)["symptom"] == [other_symptom.pk]
     assert resolution.note == "Settled in the weekly meeting."

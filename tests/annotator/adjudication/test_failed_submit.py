@@ -5,6 +5,7 @@ import re
 import pytest
 
 from annotator.models import Resolution
+from tests.annotator.final_labels import values_of
 from tests.annotator.worlds import labels, submit
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +23,7 @@ def selected(body: str, name: str) -> list[str]:
 
 def snapshot(study_issue) -> tuple:
     resolution = Resolution.objects.get(study_issue=study_issue)
-    return resolution.version, resolution.status, resolution.values, resolution.note, resolution.disagreement_reason
+    return resolution.version, resolution.status, values_of(resolution), resolution.note, resolution.disagreement_reason
 
 
 def test_a_decision_without_a_reason_keeps_every_choice_and_marks_the_reason(world, disputed, client_for):
