@@ -262,8 +262,8 @@ def sheets_confirm(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         try:
             result = sheets_import(request=import_request, actor=request.user)
-        except PermissionDeniedError as exc:
-            raise PermissionDenied(exc.message) from None
+        except PermissionDeniedError as exc:  # e.g. categories to add, by someone who does not maintain taxonomies
+            errors, status = [exc.message], 403
         except SheetsImportError as exc:
             errors, status = [exc.summary, *exc.problems], 400
         else:

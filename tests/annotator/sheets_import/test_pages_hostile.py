@@ -6,6 +6,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import Client
@@ -14,6 +15,7 @@ from annotator.models import Study
 from annotator.services.sheets_import import uploads as upload_service
 from annotator.services.sheets_import.uploads import READ_RESULT, sheets_uploads_clean
 from annotator.tasks.sheets_uploads import sheets_uploads_clean_run
+from core.permissions import TAXONOMY_MAINTAINERS_GROUP
 from tests.annotator.importers.test_sheets_hostile import FAR_ROW, XXE, declared_huge, rewritten
 from tests.annotator.sheets_import.test_pages import COLUMNS, CONFIRM, LABELS, UPLOAD, media, owner_client, uploads
 
@@ -67,7 +69,8 @@ def _complete_wizard(client):
     return client.post(CONFIRM)
 
 
-def test_a_completed_wizard_deletes_its_uploads(owner_client, bugs_taxonomy, rater_csvs, settings):
+def test_a_completed_wizard_deletes_its_uploads(owner_client, users, bugs_taxonomy, rater_csvs, settings):
+    users["owner"].groups.add(Group.objects.get_or_create(name=TAXONOMY_MAINTAINERS_GROUP)[0])  # adds categories
     owner_client.post(UPLOAD, {"files": uploads(rater_csvs), "study": "S", "taxonomy": "bugs"})
     assert len(stored_files(settings)) == 2
     response = _complete_wizard(owner_client)
