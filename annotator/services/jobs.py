@@ -33,8 +33,8 @@ from annotator.jobs import (
 )
 from annotator.models import ExportJob, ImportJob
 from annotator.permissions import can_manage_study
+from annotator.selectors.imports import import_job_may_act
 from core.errors import ConflictError, PermissionDeniedError
-from core.permissions import can_manage_imports
 
 logger = logging.getLogger(__name__)
 
@@ -246,8 +246,10 @@ def _check_may_manage(*, job: Job, actor) -> None:
     if isinstance(job, ExportJob):
         if not can_manage_study(actor, job.study):
             raise PermissionDeniedError("Only the study's owner can retry or cancel its package builds.")
-    elif not can_manage_imports(actor):
-        raise PermissionDeniedError("Only study owners can retry or cancel imports.")
+    elif not import_job_may_act(user=actor, job=job):
+        raise PermissionDeniedError(
+            f"Only whoever started {job_label(job)} (or staff) can retry or cancel it; start your own import instead."
+        )
 
 
 def job_retry(*, job: Job, actor) -> Job:

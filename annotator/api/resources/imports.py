@@ -1,4 +1,5 @@
-"""Import jobs: study owners and staff follow their progress and read their problems."""
+"""Import jobs: study owners and staff follow the progress of the jobs they may see (annotator.selectors.imports:
+their own, their studies' spreadsheet imports, GitHub syncs; staff every job) and read their problems."""
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics
@@ -9,11 +10,15 @@ from rest_framework.response import Response
 from annotator.api.filters import ImportJobFilterSet
 from annotator.api.pagination import BoundedLimitOffsetPagination
 from annotator.api.permissions import CanManageImports
-from annotator.api.resources.selectors import import_jobs_all
 from annotator.api.resources.serializers import ImportJobDetailOutputSerializer, ImportJobOutputSerializer
+from annotator.selectors.imports import import_jobs_visible
 
 TAGS = ["imports"]
 DENIED = OpenApiResponse(description="Not a study owner or staff.")
+
+
+def _visible(request: Request):
+    return import_jobs_visible(user=request.user).select_related("created_by").order_by("-created_at", "-id")
 
 
 class ImportJobListApi(generics.ListAPIView):
@@ -27,7 +32,7 @@ class ImportJobListApi(generics.ListAPIView):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
-        return import_jobs_all().defer("problems", "cursor")
+        return _visible(self.request).defer("problems", "cursor")
 
 
 class ImportJobDetailApi(generics.RetrieveAPIView):
@@ -44,4 +49,4 @@ class ImportJobDetailApi(generics.RetrieveAPIView):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
-        return import_jobs_all()
+        return _visible(self.request)  # a job the user may not see is answered 404
