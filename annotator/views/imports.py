@@ -112,6 +112,8 @@ def job_page(job: ImportJob) -> str:
     """Where a job is shown: a GitHub import has its own progress page."""
     if job.kind == ImportJob.Kind.GITHUB:
         return reverse("annotator:github_job", args=[job.pk])
+    if job.kind == ImportJob.Kind.SHEET_READ:  # the wizard's step that waits for it
+        return reverse("annotator:sheets_columns")
     return reverse("annotator:import_detail", args=[job.pk])
 
 

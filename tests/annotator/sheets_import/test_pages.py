@@ -10,6 +10,9 @@ from core.permissions import STUDY_OWNERS_GROUP, TAXONOMY_MAINTAINERS_GROUP
 from taxonomy.models import Category, TaxonomyVersion
 from tests.annotator.sheets_import.csv_files import HEADER, write_csv
 
+# The wizard's reading job is sent once the upload's transaction commits, as in production: these tests commit.
+pytestmark = pytest.mark.django_db(transaction=True)
+
 UPLOAD = reverse("annotator:sheets_upload")
 COLUMNS = reverse("annotator:sheets_columns")
 LABELS = reverse("annotator:sheets_labels")
