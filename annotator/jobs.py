@@ -23,6 +23,7 @@ logger = logging.getLogger(__name__)
 FILE_IMPORT_TASK = "annotator.file_import_job_run"
 GITHUB_IMPORT_TASK = "annotator.github_import_run"
 REPLICATION_PACKAGE_TASK = "annotator.replication_package_run"
+SHEETS_READ_TASK = "annotator.sheets_upload_read"
 REAP_TASK = "annotator.jobs_reap"
 
 # What publishing raises when the broker cannot be reached (kombu wraps the transport's errors).

@@ -57,7 +57,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost" if DEBUG else "l
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "core.apps.TaxonomistAdminConfig",  # django.contrib.admin, with the sign-in limits on its login
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

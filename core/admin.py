@@ -1,11 +1,9 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 
-from .forms import LimitedAdminAuthenticationForm
 from .models import User
 
-# The admin's sign-in counts attempts like the login page (the same limits, per account and address).
-admin.site.login_form = LimitedAdminAuthenticationForm
+# The admin site itself (with the sign-in limits of the login page) is core.admin_site.TaxonomistAdminSite.
 
 
 @admin.register(User)

@@ -31,6 +31,15 @@ class _LimitedSignInMixin:
         return cleaned
 
 
+def refused_sign_in_answer(response, form):
+    """A sign-in page's answer: 429 with Retry-After when the form refused the attempt for its limit."""
+    refused = getattr(form, "refused", None)
+    if refused is not None:
+        response.status_code = 429
+        response.headers["Retry-After"] = str(refused.retry_after)
+    return response
+
+
 class LimitedAuthenticationForm(_LimitedSignInMixin, AuthenticationForm):
     pass
 

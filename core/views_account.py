@@ -10,7 +10,7 @@ from django.urls import reverse_lazy
 from django.views.decorators.cache import never_cache
 from rest_framework.authtoken.models import Token
 
-from .forms import AccountPasswordChangeForm, LimitedAuthenticationForm
+from .forms import AccountPasswordChangeForm, LimitedAuthenticationForm, refused_sign_in_answer
 
 
 class LoginView(auth_views.LoginView):
@@ -20,11 +20,7 @@ class LoginView(auth_views.LoginView):
     redirect_authenticated_user = True
 
     def form_invalid(self, form) -> HttpResponse:
-        response = super().form_invalid(form)
-        if form.refused is not None:
-            response.status_code = 429
-            response.headers["Retry-After"] = str(form.refused.retry_after)
-        return response
+        return refused_sign_in_answer(super().form_invalid(form), form)
 
 
 @never_cache

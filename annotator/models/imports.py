@@ -12,6 +12,8 @@ class ImportJob(TimeStampedModel):
         FILE = "file", "File"
         GITHUB = "github", "GitHub"
         SHEETS = "sheets", "Spreadsheets"
+        # The spreadsheet wizard's reading of its uploaded files (in a worker, before the steps use them).
+        SHEET_READ = "sheet_read", "Spreadsheet reading"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -71,7 +73,9 @@ class ImportJob(TimeStampedModel):
     @property
     def is_queued_kind(self) -> bool:
         """Run by a worker (so it can be sent again), not in-process by a command."""
-        return self.kind == self.Kind.GITHUB or (self.kind == self.Kind.FILE and bool(self.upload))
+        if self.kind in (self.Kind.GITHUB, self.Kind.SHEET_READ):
+            return True
+        return self.kind == self.Kind.FILE and bool(self.upload)
 
     @property
     def is_retryable(self) -> bool:

@@ -3,6 +3,7 @@
 from django.db.models import QuerySet
 
 from annotator.models import ImportJob, Repository
+from annotator.selectors.imports import import_jobs_visible
 from annotator.services.github_sync.jobs import github_web_host
 from core.errors import PermissionDeniedError
 from core.permissions import can_manage_imports
@@ -23,9 +24,9 @@ def github_repositories(*, user) -> QuerySet[Repository]:
 
 def github_jobs_recent(*, user, limit: int = RECENT_JOBS) -> QuerySet[ImportJob]:
     """The latest GitHub import jobs, newest first, in one query."""
-    _require_manager(user)
     return (
-        ImportJob.objects.filter(kind=ImportJob.Kind.GITHUB)
+        import_jobs_visible(user=user)
+        .filter(kind=ImportJob.Kind.GITHUB)
         .select_related("created_by")
         .defer("problems")
         .order_by("-created_at", "-id")[:limit]

@@ -1,29 +1,71 @@
-"""Reading import jobs. Only people who may manage imports see them."""
+"""Reading import jobs: which jobs a user may see, and act on (retry, cancel). One rule for the pages, the API
+and the services.
 
-from django.db.models import QuerySet
+Teams share one instance, so an import job is not every study owner's:
+- staff see and act on every job;
+- whoever started a job sees it and may retry or cancel it (while they may still manage imports);
+- the owners of the study a spreadsheet import fed see it (their study's history);
+- a GitHub sync serves every team (a repository's issues are shared), so everyone who may manage imports sees
+  it, but only its starter and staff retry or cancel it (a sync the scheduler started: staff).
+Everyone else is answered 404 for a job, as if it did not exist; people who may not import at all, 403.
+"""
 
-from annotator.models import ImportJob
+from collections.abc import Iterable
+
+from django.db.models import Q, QuerySet
+
+from annotator.models import ImportJob, StudyMember
 from core.errors import NotFoundError, PermissionDeniedError
 from core.permissions import can_manage_imports
 
 RECENT_JOBS = 100
+IMPORTS_DENIED = "Only study owners can see imports."
+
+
+def _require_importer(user) -> None:
+    if not can_manage_imports(user):
+        raise PermissionDeniedError(IMPORTS_DENIED)
+
+
+def import_jobs_visible(*, user) -> QuerySet[ImportJob]:
+    """Every import job the user may see (unordered, nothing joined); PermissionDeniedError for non-importers."""
+    _require_importer(user)
+    if user.is_staff:
+        return ImportJob.objects.all()
+    visible = Q(created_by=user) | Q(kind=ImportJob.Kind.GITHUB)
+    owned = list(StudyMember.objects.filter(user=user, role=StudyMember.Role.OWNER).values_list("study_id", flat=True))
+    if owned:
+        visible |= Q(kind=ImportJob.Kind.SHEETS, parameters__study_id__in=owned)
+    return ImportJob.objects.filter(visible)
+
+
+def import_jobs_actable(*, user, jobs: Iterable[ImportJob]) -> set[int]:
+    """The ids of the jobs the user may retry or cancel: staff any, others those they started (while they may
+    still manage imports). One permission query whatever the number of jobs."""
+    if not can_manage_imports(user):
+        return set()
+    return {job.pk for job in jobs if user.is_staff or (job.created_by_id is not None and job.created_by_id == user.pk)}
+
+
+def import_job_may_act(*, user, job: ImportJob) -> bool:
+    return job.pk in import_jobs_actable(user=user, jobs=[job])
 
 
 def import_jobs_recent(*, user, limit: int = RECENT_JOBS) -> QuerySet[ImportJob]:
-    """The latest import jobs of every kind, newest first (the list page's one query)."""
-    if not can_manage_imports(user):
-        raise PermissionDeniedError("Only study owners can see imports.")
+    """The latest import jobs of every kind the user may see, newest first (the list page's one query)."""
     return (
-        ImportJob.objects.select_related("created_by")
+        import_jobs_visible(user=user)
+        .select_related("created_by")
         .defer("problems", "cursor")
         .order_by("-created_at", "-id")[:limit]
     )
 
 
-def import_job_get(*, user, pk: int) -> ImportJob:
-    if not can_manage_imports(user):
-        raise PermissionDeniedError("Only study owners can see imports.")
-    job = ImportJob.objects.select_related("created_by").filter(pk=pk).first()
+def import_job_get(*, user, pk: int, kind: str | None = None) -> ImportJob:
+    jobs = import_jobs_visible(user=user).select_related("created_by")
+    if kind is not None:
+        jobs = jobs.filter(kind=kind)
+    job = jobs.filter(pk=pk).first()
     if job is None:
         raise NotFoundError(f"There is no import #{pk}.")
     return job

@@ -31,7 +31,7 @@ from annotator.models import Issue, Resolution, ResolutionHistory, Study, StudyI
 from annotator.services.history import resolution_snapshot
 from annotator.services.issues import issues_upsert
 from annotator.services.resolutions.values import resolutions_bulk_create
-from annotator.services.sheets_import import issue_record_for_link
+from annotator.services.sheets_import import issue_record_for_link, sheet_limits
 from core.errors import DomainError
 from taxonomy.models import Category, Dimension, TaxonomyVersion
 from taxonomy.services.templates import taxonomy_template_load
@@ -117,7 +117,7 @@ def _version(slug: str) -> TaxonomyVersion:
 
 def _rows(path: Path, sheet_name: str):
     try:
-        sheets = read_sheets(path, sheet_names=[sheet_name])
+        sheets = read_sheets(path, sheet_names=[sheet_name], limits=sheet_limits())  # the SHEETS_* settings
     except SheetReadError as exc:
         raise FinalDatasetError(str(exc)) from None
     sheet = next(iter(sheets.values()))

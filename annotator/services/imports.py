@@ -370,11 +370,12 @@ def sheets_import_job_execute(
     request: SheetsImportRequest,
     user=None,
     actor=None,
+    owner=None,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[ImportJob, SheetsImportResult]:
-    """sheets_import, recorded as a spreadsheets ImportJob. ``user`` ran it (the job's "who"); ``actor``
-    is passed on to sheets_import (None: an operator at the command line). A failure marks the job failed
-    with the reason, naming file, sheet and line, and is raised again."""
+    """sheets_import, recorded as a spreadsheets ImportJob. ``user`` ran it (the job's "who"); ``actor`` and
+    ``owner`` are passed on to sheets_import (actor None: the system, an operator at the command line). A
+    failure marks the job failed with the reason, naming file, sheet and line, and is raised again."""
     decisions = request.decisions()
     job = import_job_start(
         kind=ImportJob.Kind.SHEETS,
@@ -384,7 +385,7 @@ def sheets_import_job_execute(
 
     try:
         # One transaction: progress written to the job inside it would only be seen at the end.
-        result = sheets_import(request=request, actor=actor, progress=progress)
+        result = sheets_import(request=request, actor=actor, owner=owner, progress=progress)
     except BaseException as exc:
         _stopped(job, exc, problems=exc.problems if isinstance(exc, SheetsImportError) else [])
         raise

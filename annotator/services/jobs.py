@@ -1,4 +1,5 @@
-"""The life of a queued job (a file or GitHub import, a replication package build), whatever it does.
+"""The life of a queued job (a file or GitHub import, the spreadsheet wizard's reading of its files, a
+replication package build), whatever it does.
 
 - Sending: after the commit, by task name; a broker that cannot be reached leaves the job "not
   queued" (never "pending" forever) and the caller answers with a clear message.
@@ -25,6 +26,7 @@ from annotator.jobs import (
     FILE_IMPORT_TASK,
     GITHUB_IMPORT_TASK,
     REPLICATION_PACKAGE_TASK,
+    SHEETS_READ_TASK,
     JobBusyError,
     JobNotQueuedError,
     heartbeat,
@@ -33,18 +35,20 @@ from annotator.jobs import (
 )
 from annotator.models import ExportJob, ImportJob
 from annotator.permissions import can_manage_study
+from annotator.selectors.imports import import_job_may_act
 from core.errors import ConflictError, PermissionDeniedError
-from core.permissions import can_manage_imports
 
 logger = logging.getLogger(__name__)
 
 Job = TypeVar("Job", ImportJob, ExportJob)
-QUEUED_IMPORT_KINDS = (ImportJob.Kind.FILE, ImportJob.Kind.GITHUB)
+QUEUED_IMPORT_KINDS = (ImportJob.Kind.FILE, ImportJob.Kind.GITHUB, ImportJob.Kind.SHEET_READ)
 
 
 def job_label(job: ImportJob | ExportJob) -> str:
     if isinstance(job, ExportJob):
         return f"replication package #{job.pk}"
+    if job.kind == ImportJob.Kind.SHEET_READ:
+        return f"spreadsheet reading #{job.pk}"
     return f"{job.get_kind_display()} import #{job.pk}"
 
 
@@ -54,6 +58,8 @@ def job_task_name(job: ImportJob | ExportJob) -> str | None:
         return REPLICATION_PACKAGE_TASK
     if job.kind == ImportJob.Kind.GITHUB:
         return GITHUB_IMPORT_TASK
+    if job.kind == ImportJob.Kind.SHEET_READ:
+        return SHEETS_READ_TASK
     if job.kind == ImportJob.Kind.FILE and job.upload:
         return FILE_IMPORT_TASK
     return None
@@ -246,8 +252,10 @@ def _check_may_manage(*, job: Job, actor) -> None:
     if isinstance(job, ExportJob):
         if not can_manage_study(actor, job.study):
             raise PermissionDeniedError("Only the study's owner can retry or cancel its package builds.")
-    elif not can_manage_imports(actor):
-        raise PermissionDeniedError("Only study owners can retry or cancel imports.")
+    elif not import_job_may_act(user=actor, job=job):
+        raise PermissionDeniedError(
+            f"Only whoever started {job_label(job)} (or staff) can retry or cancel it; start your own import instead."
+        )
 
 
 def job_retry(*, job: Job, actor) -> Job:

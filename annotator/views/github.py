@@ -12,8 +12,9 @@ from django.views.decorators.http import require_GET, require_POST
 from annotator.jobs import JobNotQueuedError
 from annotator.models import ImportJob, Repository
 from annotator.selectors.github import github_jobs_recent, github_repositories
+from annotator.selectors.imports import import_job_get, import_jobs_actable
 from annotator.services.github_sync import github_import_start
-from core.errors import DomainError
+from core.errors import DomainError, NotFoundError
 from core.permissions import can_manage_imports
 
 
@@ -98,10 +99,10 @@ def github_sync_now(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _job_for(request: HttpRequest, pk: int) -> ImportJob:
     _require_manager(request)
-    job = ImportJob.objects.select_related("created_by").filter(pk=pk, kind=ImportJob.Kind.GITHUB).first()
-    if job is None:
-        raise Http404(f"There is no GitHub import #{pk}.")
-    return job
+    try:
+        return import_job_get(user=request.user, pk=pk, kind=ImportJob.Kind.GITHUB)
+    except NotFoundError:
+        raise Http404(f"There is no GitHub import #{pk}.") from None
 
 
 def job_status(job: ImportJob) -> dict:
@@ -126,7 +127,9 @@ def job_status(job: ImportJob) -> dict:
 @require_GET
 def github_job(request: HttpRequest, pk: int) -> HttpResponse:
     job = _job_for(request, pk)
-    return render(request, "annotator/github/job.html", {"job": job, "status": job_status(job)})
+    actable = import_jobs_actable(user=request.user, jobs=[job])
+    context = {"job": job, "status": job_status(job), "actable": actable}
+    return render(request, "annotator/github/job.html", context)
 
 
 @login_required

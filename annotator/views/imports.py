@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotator.jobs import JobNotQueuedError
 from annotator.models import ImportJob
-from annotator.selectors.imports import import_job_get, import_jobs_recent
+from annotator.selectors.imports import import_job_get, import_jobs_actable, import_jobs_recent
 from annotator.services.imports import file_import_create
 from annotator.services.jobs import job_cancel, job_retry
 from core.errors import DomainError, NotFoundError, PermissionDeniedError
@@ -76,8 +76,9 @@ def import_list(request: HttpRequest) -> HttpResponse:
         status = 400
     else:
         form = FileImportForm()
-    jobs = import_jobs_recent(user=request.user)
-    context = {"form": form, "jobs": jobs, "extra_forms": EXTRA_FORMS}
+    jobs = list(import_jobs_recent(user=request.user))
+    actable = import_jobs_actable(user=request.user, jobs=jobs)
+    context = {"form": form, "jobs": jobs, "actable": actable, "extra_forms": EXTRA_FORMS}
     return render(request, "annotator/imports/list.html", context, status=status)
 
 
@@ -95,7 +96,8 @@ def _job_or_error(request: HttpRequest, pk: int) -> ImportJob:
 def import_detail(request: HttpRequest, pk: int) -> HttpResponse:
     _require_import_rights(request)
     job = _job_or_error(request, pk)
-    return render(request, "annotator/imports/detail.html", {"job": job, "status": job_status(job)})
+    actable = import_jobs_actable(user=request.user, jobs=[job])
+    return render(request, "annotator/imports/detail.html", {"job": job, "status": job_status(job), "actable": actable})
 
 
 @never_cache
@@ -110,6 +112,8 @@ def job_page(job: ImportJob) -> str:
     """Where a job is shown: a GitHub import has its own progress page."""
     if job.kind == ImportJob.Kind.GITHUB:
         return reverse("annotator:github_job", args=[job.pk])
+    if job.kind == ImportJob.Kind.SHEET_READ:  # the wizard's step that waits for it
+        return reverse("annotator:sheets_columns")
     return reverse("annotator:import_detail", args=[job.pk])
 
 

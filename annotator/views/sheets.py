@@ -3,7 +3,8 @@
 The wizard's state (where the uploaded files are stored and the choices so far) lives in the session; the
 files are kept under MEDIA_ROOT/imports/sheets/, under names the server chose, until the wizard completes
 (a periodic clean-up deletes those of abandoned wizards). An upload is limited in size while it arrives, and
-its files are read once by a task, not in a request: the steps use what the task read.
+its files are read once by a job in a worker (a "Spreadsheet reading" ImportJob), never in a request: the
+steps use what it read, and show the job (waiting, not queued, failed, with Retry and Cancel) until then.
 """
 
 from pathlib import Path
@@ -19,10 +20,12 @@ from django.urls import path
 from django.utils.text import get_valid_filename
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods
-from kombu.exceptions import OperationalError
 
 from annotator.forms.sheets import SheetsColumnsForm, SheetsLabelsForm, SheetsUploadForm
 from annotator.importers.archives import format_bytes
+from annotator.jobs import JobNotQueuedError
+from annotator.models import ImportJob
+from annotator.selectors.imports import import_job_get, import_jobs_actable
 from annotator.services.sheets_import import (
     SheetsImportError,
     SheetsImportRequest,
@@ -35,14 +38,13 @@ from annotator.services.sheets_import import (
 )
 from annotator.services.sheets_import.uploads import (
     sheets_upload_path,
-    sheets_upload_read,
+    sheets_upload_read_start,
     sheets_upload_sheets,
     sheets_uploads_clean,
     sheets_uploads_delete,
     sheets_uploads_store,
 )
-from annotator.tasks.sheets_uploads import sheets_upload_read_run
-from core.errors import PermissionDeniedError
+from core.errors import NotFoundError, PermissionDeniedError
 from core.permissions import can_manage_imports
 
 SESSION_KEY = "sheets_import"
@@ -63,21 +65,26 @@ def _paths(state: dict) -> tuple[Path, ...]:
     return tuple(Path(sheets_upload_path(stored)) for stored, _ in state["files"])
 
 
-def _read_in_background(files: list[tuple[str, str]]) -> None:
-    """A worker reads the spreadsheets; with the broker down, they are read here (within the same limits)."""
-    try:
-        sheets_upload_read_run.delay([list(f) for f in files])
-    except OperationalError:
-        sheets_upload_read(files=files)
-
-
 def _read_sheets(state: dict):
-    """The sheets the reading task found, or None while it runs; SheetsImportError when unreadable."""
+    """The sheets the reading job found, or None while it has not; SheetsImportError when unreadable."""
     return sheets_upload_sheets(stored=[stored for stored, _ in state["files"]])
 
 
-def _reading(request: HttpRequest) -> HttpResponse:
-    return render(request, "annotator/sheets/reading.html", {"step": 2}, status=202)
+def _reading(request: HttpRequest, state: dict) -> HttpResponse:
+    """The files are not read yet: the reading job's state, with Retry / Cancel where they apply."""
+    try:
+        job = import_job_get(user=request.user, pk=int(state.get("read_job") or 0), kind=ImportJob.Kind.SHEET_READ)
+    except NotFoundError:
+        job = None
+    if job is None or job.status == ImportJob.Status.DONE:  # a session from before, or files deleted since
+        messages.error(request, "The uploaded files are gone; upload them again.")
+        return redirect("annotator:sheets_upload")
+    if job.status == ImportJob.Status.CANCELLED:
+        messages.error(request, "Reading the files was cancelled; upload them again to go on.")
+        return redirect("annotator:sheets_upload")
+    waiting = job.is_active and not job.is_stale
+    context = {"step": 2, "job": job, "waiting": waiting, "actable": import_jobs_actable(user=request.user, jobs=[job])}
+    return render(request, "annotator/sheets/reading.html", context, status=202 if waiting else 200)
 
 
 def _display_names(paths: tuple[Path, ...], state: dict) -> dict[str, str]:
@@ -152,9 +159,14 @@ def _sheets_upload(request: HttpRequest, limit: UploadSizeLimit) -> HttpResponse
             sheets_uploads_clean()  # also without celery beat (the embedded default), abandoned uploads go
             taxonomy = form.cleaned_data["taxonomy"]
             files = sheets_uploads_store(uploads=form.cleaned_data["files"])
-            _read_in_background(files)
+            try:
+                job_id = sheets_upload_read_start(user=request.user, files=files).pk
+            except JobNotQueuedError as exc:  # saved "not queued": the next step shows it, with Retry
+                messages.error(request, exc.message)
+                job_id = exc.job_id
             request.session[SESSION_KEY] = {
                 "files": files,
+                "read_job": job_id,
                 "study": form.cleaned_data["study"].strip(),
                 "taxonomy": taxonomy.slug if taxonomy else None,
             }
@@ -180,7 +192,7 @@ def sheets_columns(request: HttpRequest) -> HttpResponse:
         messages.error(request, exc.message)
         return redirect("annotator:sheets_upload")
     if sheets is None:
-        return _reading(request)
+        return _reading(request, state)
     headers = list(dict.fromkeys(h for sheet in sheets.values() for h in sheet.headers if h.strip()))
     dimensions = sheets_import_dimensions(study_name=state["study"], taxonomy=state["taxonomy"])
     if dimensions is None:  # a new taxonomy: any column can become a dimension
@@ -262,8 +274,8 @@ def sheets_confirm(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         try:
             result = sheets_import(request=import_request, actor=request.user)
-        except PermissionDeniedError as exc:
-            raise PermissionDenied(exc.message) from None
+        except PermissionDeniedError as exc:  # e.g. categories to add, by someone who does not maintain taxonomies
+            errors, status = [exc.message], 403
         except SheetsImportError as exc:
             errors, status = [exc.summary, *exc.problems], 400
         else:

@@ -6,7 +6,8 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
-from core.errors import NotFoundError
+from core.errors import NotFoundError, PermissionDeniedError
+from core.permissions import can_manage_taxonomies
 from taxonomy.errors import TemplateError
 from taxonomy.models import Category, Dimension, Taxonomy, TaxonomyVersion
 from taxonomy.services.fingerprint import version_with_content
@@ -68,10 +69,14 @@ def taxonomy_template_load(*, source: str | Path, status: str = TaxonomyVersion.
 
 @transaction.atomic
 def taxonomy_template_record_load(
-    *, record: TemplateRecord, source_name: str, status: str = TaxonomyVersion.Status.PUBLISHED
+    *, record: TemplateRecord, source_name: str, status: str = TaxonomyVersion.Status.PUBLISHED, actor=None
 ) -> TemplateLoadResult:
     """Load an already parsed and validated template (``parse_template``), e.g. one read from an archive:
-    no file path is involved, so nothing read from outside ever names a file."""
+    no file path is involved, so nothing read from outside ever names a file.
+
+    Content equal to a version of the taxonomy reuses that version, for anyone. A new taxonomy or version is a
+    taxonomy edit: with an ``actor``, only a taxonomy maintainer or staff may cause it (PermissionDeniedError);
+    ``actor`` None is the system (loading the shipped templates, a command run without --user)."""
     if status not in TaxonomyVersion.Status.values:
         raise ValueError(f"status must be one of {TaxonomyVersion.Status.values}, got {status!r}")
     taxonomy, _ = Taxonomy.objects.get_or_create(slug=record.slug, defaults={"name": record.name})
@@ -85,6 +90,12 @@ def taxonomy_template_record_load(
             created=False,
             dimension_count=same.dimensions.count(),
             category_count=Category.objects.filter(dimension__version=same).count(),
+        )
+    if actor is not None and not can_manage_taxonomies(actor):
+        what = "a new version of it" if latest else "it as a new taxonomy"
+        raise PermissionDeniedError(
+            f"The taxonomy {record.slug!r} differs from every version here, and only taxonomy maintainers and staff "
+            f"can add {what}. Ask a taxonomy maintainer to load it first (or to run this import)."
         )
 
     for field in ("name", "description", "citation", "license", "attribution"):

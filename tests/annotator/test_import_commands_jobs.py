@@ -8,10 +8,12 @@ import json
 from io import StringIO
 
 import pytest
+from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
 
 from annotator.models import ImportJob, Issue, Study
 from annotator.services import imports as import_services
+from core.permissions import STUDY_OWNERS_GROUP
 from tests.annotator.github.conftest import REPO, seed
 from tests.annotator.importers.file_records import gh_issue, rest_issue, write_json
 from tests.annotator.sheets_import.conftest import run_import
@@ -262,6 +264,7 @@ def import_pair(a, b, *extra):
 
 def test_a_sheets_import_is_recorded_as_a_done_sheets_job(bugs_taxonomy, rater_csvs):
     operator = UserFactory(username="operator")
+    operator.groups.add(Group.objects.get_or_create(name=STUDY_OWNERS_GROUP)[0])  # --user runs as them
 
     import_pair(*rater_csvs, "--user", "operator")
 

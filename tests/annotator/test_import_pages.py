@@ -134,7 +134,7 @@ def test_a_bad_form_is_shown_again_with_the_reason(client_as, owner, django_capt
 
 def test_the_status_endpoint_reports_progress_to_owners_only(client_as, owner):
     job = ImportJob.objects.create(
-        kind=ImportJob.Kind.FILE, status=ImportJob.Status.RUNNING, progress_done=3, progress_total=10
+        kind=ImportJob.Kind.FILE, status=ImportJob.Status.RUNNING, progress_done=3, progress_total=10, created_by=owner
     )
     response = client_as("owner").get(f"/imports/{job.pk}/status")
     assert response.status_code == 200
@@ -154,7 +154,7 @@ def test_the_status_endpoint_reports_progress_to_owners_only(client_as, owner):
 
 
 def test_a_running_job_page_polls_with_the_script_and_no_inline_code(client_as, owner):
-    job = ImportJob.objects.create(kind=ImportJob.Kind.FILE, status=ImportJob.Status.RUNNING)
+    job = ImportJob.objects.create(kind=ImportJob.Kind.FILE, status=ImportJob.Status.RUNNING, created_by=owner)
     html = client_as("owner").get(f"/imports/{job.pk}/").content.decode()
     assert f'data-status-url="/imports/{job.pk}/status"' in html
     assert "js/imports.js" in html

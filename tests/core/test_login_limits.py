@@ -84,6 +84,8 @@ def test_the_admin_login_shares_the_limit_and_says_when_to_try_again():
     for _ in range(5):
         login(client, "boss", "wrong", url="/admin/login/")
     refused = login(client, "boss", PASSWORD, url="/admin/login/")
+    assert refused.status_code == 429, "the admin login answers like the login page"
+    assert 840 < int(refused["Retry-After"]) <= 900
     assert b"Too many failed sign-in attempts. Try again in 15 minutes" in refused.content
     assert "_auth_user_id" not in client.session
     assert login(Client(), "boss", PASSWORD).status_code == 429, "the login page shares the admin's count"

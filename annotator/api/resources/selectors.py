@@ -14,7 +14,6 @@ from annotator.models import (
     Annotation,
     AnnotationValue,
     Assignment,
-    ImportJob,
     Repository,
     Resolution,
     Study,
@@ -173,11 +172,3 @@ def annotations_of_user(*, user) -> QuerySet[Annotation]:
         .prefetch_related(Prefetch("values", queryset=AnnotationValue.objects.select_related("dimension")))
         .order_by("-updated_at", "-id")
     )
-
-
-# --- import jobs ----------------------------------------------------------------------------------------
-
-
-def import_jobs_all() -> QuerySet[ImportJob]:
-    """Every import job, newest first (callers check can_manage_imports first)."""
-    return ImportJob.objects.select_related("created_by").order_by("-created_at", "-id")

@@ -2,7 +2,9 @@
 --map <dimension>=<column> ... [--final <sheet>] [--missing PENDING] [--labels mapping.csv] [--taxonomy <slug>]
 [--user USERNAME]
 
-The run is recorded as an ImportJob, so the Imports page lists it with its outcome.
+The run is recorded as an ImportJob, so the Imports page lists it with its outcome. It runs as --user (or,
+without it, as --owner) and may then do only what that user may do on the site: import, import into a study
+they own, and add categories to a taxonomy only as a taxonomy maintainer. With neither it runs as the system.
 """
 
 import sys
@@ -20,7 +22,7 @@ from annotator.services.sheets_import import (
     SheetsImportRequest,
     column_map_parse,
 )
-from core.errors import DomainError
+from core.errors import DomainError, PermissionDeniedError
 
 WARNINGS_SHOWN = 20
 SPREADSHEET_SUFFIXES = {".xlsx", ".csv"}
@@ -68,8 +70,15 @@ class Command(BaseCommand):
         )
         parser.add_argument("--rater-users", default="", help="existing users for the rater sheets, comma-separated")
         parser.add_argument("--round", type=int, default=None, help="the round number (default: the next one)")
-        parser.add_argument("--owner", default=None, help="a user to own the study (default: none)")
-        parser.add_argument("--user", default=None, help="who runs the import, as the Imports page shows it")
+        parser.add_argument(
+            "--owner", default=None, help="a user to own a new study (and to run as, without --user; default: none)"
+        )
+        parser.add_argument(
+            "--user",
+            default=None,
+            help="run as this user, with their permissions (taxonomy changes need a taxonomy maintainer); "
+            "the Imports page shows them. Default: --owner, else the system",
+        )
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def handle(self, *args, **options):
@@ -118,7 +127,11 @@ class Command(BaseCommand):
 
         try:
             _job, result = sheets_import_job_execute(
-                request=request, user=user, actor=owner, progress=None if options["no_progress"] else progress
+                request=request,
+                user=user,
+                actor=user or owner,
+                owner=owner,
+                progress=None if options["no_progress"] else progress,
             )
         except LabelDecisionsNeeded as exc:
             target = Path(options["write_labels"] or _proposed_path(paths[0] if paths else Path("labels.csv")))
@@ -127,7 +140,7 @@ class Command(BaseCommand):
                 f"Nothing was imported. The proposed merges are in {target}: delete the lines you do not accept, "
                 f"then re-run with --labels {target} (or --accept-suggestions to accept them all)."
             ) from None
-        except SheetsImportError as exc:
+        except (SheetsImportError, PermissionDeniedError) as exc:
             raise CommandError(exc.message) from None
         finally:
             if bar is not None:

@@ -11,7 +11,8 @@ from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
-from annotator.models import Annotation, FirstSubmission, FirstSubmissionValue
+from annotator.models import Annotation, FirstSubmission
+from annotator.services.first_submissions import FirstSubmissionDraft, first_submissions_record
 from annotator.services.resolutions import RaterLabels, compare_labels
 from core.errors import DomainError
 from taxonomy.models import Dimension
@@ -42,8 +43,8 @@ def first_submissions_restore(
     Returns, per issue URL, the dimensions on which the first submissions differed: disagreements the
     resolution keeps even if the raters later converged. Validates every record before writing any.
     """
-    firsts: list[tuple[FirstSubmission, dict[str, list[int]]]] = []
-    by_issue: dict[str, list] = {}
+    drafts: list[FirstSubmissionDraft] = []
+    by_issue: dict[str, list[FirstSubmissionDraft]] = {}
     for record, annotation in zip(records, annotations, strict=True):
         layer = record.get(INDEPENDENT.rstrip("_"))
         if layer is None:
@@ -51,48 +52,39 @@ def first_submissions_restore(
         where = f"data/labels.jsonl: {record.get('issue_url')} by {record.get('rater')}"
         if not isinstance(layer, dict) or not isinstance(layer.get("labels", {}), dict):
             raise DomainError(f"{where}: 'independent' must be an object with 'labels'.")
-        labels = {}
+        values = []
         for key, codes in (layer.get("labels") or {}).items():
             if key not in dimensions or not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
                 raise DomainError(f"{where}: independent labels of an unknown dimension or not a list of codes.")
-            if found := ids(key, codes, where):
-                labels[key] = found
+            values += [(dimensions[key].pk, category_id) for category_id in ids(key, codes, where)]
         excluded = layer.get("excluded") is True
         reason = layer.get("excluded_reason") or ""
         if not isinstance(reason, str) or len(reason) > 20 or (excluded and not reason):
             raise DomainError(f"{where}: an excluded first submission needs its reason (a short code).")
         submitted = layer.get("submitted_at")
         submitted = parse_datetime(submitted) if isinstance(submitted, str) and submitted else None
-        assignment = annotation.assignment
-        firsts.append(
-            (
-                FirstSubmission(
-                    annotation=annotation,
-                    study_issue_id=assignment.study_issue_id,
-                    rater_id=assignment.rater_id,
-                    submitted_at=submitted or annotation.submitted_at,
-                    excluded=excluded,
-                    excluded_reason=reason if excluded else "",
-                    proposals=_proposals(layer.get("proposals"), where),
-                    source=FirstSubmission.Source.PACKAGE,
-                ),
-                labels,
-            )
+        draft = FirstSubmissionDraft(
+            annotation=annotation,
+            values=values,
+            submitted_at=submitted or annotation.submitted_at,
+            source=FirstSubmission.Source.PACKAGE,
+            excluded=excluded,
+            excluded_reason=reason,
+            proposals=_proposals(layer.get("proposals"), where),
         )
-        by_issue.setdefault(record["issue_url"], []).append(firsts[-1])
-    created = FirstSubmission.objects.bulk_create([first for first, _ in firsts])
-    FirstSubmissionValue.objects.bulk_create(
-        [
-            FirstSubmissionValue(first_submission=first, dimension=dimensions[key], category_id=category_id)
-            for first, (_, labels) in zip(created, firsts, strict=True)
-            for key, category_ids in labels.items()
-            for category_id in category_ids
-        ],
-        batch_size=2000,
-    )
-    return {url: _differing(pairs, list(dimensions)) for url, pairs in by_issue.items() if len(pairs) > 1}
+        drafts.append(draft)
+        by_issue.setdefault(record["issue_url"], []).append(draft)
+    first_submissions_record(drafts=drafts)  # validated every record first: all of them are written, or none
+    keys = list(dimensions)
+    dimension_keys = {dimension.pk: key for key, dimension in dimensions.items()}
+    return {url: _differing(pairs, keys, dimension_keys) for url, pairs in by_issue.items() if len(pairs) > 1}
 
 
-def _differing(pairs: list[tuple[FirstSubmission, dict[str, list[int]]]], keys: list[str]) -> list[str]:
-    raters = [RaterLabels(values=labels, proposals=first.proposals, excluded=first.excluded) for first, labels in pairs]
+def _differing(drafts: list[FirstSubmissionDraft], keys: list[str], dimension_keys: dict[int, str]) -> list[str]:
+    raters = []
+    for draft in drafts:
+        labels: dict[str, list[int]] = {}
+        for dimension_id, category_id in draft.values:
+            labels.setdefault(dimension_keys[dimension_id], []).append(category_id)
+        raters.append(RaterLabels(values=labels, proposals=draft.proposals, excluded=draft.excluded))
     return compare_labels(raters, dimension_keys=keys).disagreements

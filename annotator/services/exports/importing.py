@@ -51,7 +51,8 @@ from annotator.services.issues import issues_upsert
 from annotator.services.progress import rater_progress_rebuild
 from annotator.services.resolutions import RaterLabels, compare_labels
 from annotator.services.resolutions.values import resolutions_bulk_create
-from core.errors import DomainError
+from core.errors import DomainError, PermissionDeniedError
+from core.permissions import can_manage_imports
 from taxonomy.models import Category, Dimension
 from taxonomy.services.templates import taxonomy_template_record_load
 from taxonomy.template_schema import CategoryRecord, TemplateInvalid, TemplateRecord, parse_template
@@ -336,9 +337,10 @@ def _rater_user(pseudonym: str, slug: str):
     return _rater_user(f"{pseudonym}-{slug}"[:150], slug)
 
 
-def _taxonomy(template: TemplateRecord, record: dict):
-    # From the parsed template, never through a file: no value of the package names a path.
-    version = taxonomy_template_record_load(record=template, source_name=f"{template.slug}.json").version
+def _taxonomy(template: TemplateRecord, record: dict, actor):
+    # From the parsed template, never through a file: no value of the package names a path. A taxonomy that
+    # is not here yet is a taxonomy edit, the actor's only if they maintain taxonomies.
+    version = taxonomy_template_record_load(record=template, source_name=f"{template.slug}.json", actor=actor).version
     dimensions = {d.key: d for d in Dimension.objects.filter(version=version, key__in=record["dimensions"])}
     codes = {
         (key, code): pk
@@ -356,8 +358,14 @@ def _ids(codes: dict, key: str, values: list[str], where: str) -> list[int]:
         raise PackageError(f"{where}: no category with code {exc.args[0][1]!r} in dimension '{key}'.") from None
 
 
-def study_export_import(*, path: Path | str, name: str | None = None, owner=None) -> StudyImportResult:
-    """Recreate the study of a replication package; ``name`` overrides the study's name (it must be new)."""
+def study_export_import(*, path: Path | str, name: str | None = None, owner=None, actor=None) -> StudyImportResult:
+    """Recreate the study of a replication package; ``name`` overrides the study's name (it must be new).
+
+    ``actor``: who runs the import (None: the system, an operator at the command line); a user must be allowed
+    to manage imports, and to maintain taxonomies if the package's taxonomy is not here yet. ``owner`` owns
+    the new study."""
+    if actor is not None and not can_manage_imports(actor):
+        raise PermissionDeniedError("Only study owners and staff can import a replication package.")
     if name is not None and not name.strip():
         name = None
     if name is not None and len(name) > 200:
@@ -371,14 +379,14 @@ def study_export_import(*, path: Path | str, name: str | None = None, owner=None
         package.verify()
         checked = _validate(package)
         with transaction.atomic():
-            return _import(package, checked, name or checked.study["name"], owner)
+            return _import(package, checked, name or checked.study["name"], owner, actor)
 
 
-def _import(package: _Package, checked: _Checked, name: str, owner) -> StudyImportResult:
+def _import(package: _Package, checked: _Checked, name: str, owner, actor) -> StudyImportResult:
     record = checked.study
     if Study.objects.filter(name__iexact=name).exists():
         raise PackageError(f"A study named '{name}' exists already; import under another name (--name).")
-    version, dimensions, codes = _taxonomy(checked.template, record)
+    version, dimensions, codes = _taxonomy(checked.template, record, actor)
     issues_created = _issues(package)
     slug = slugify(name)[:180] or "study"
     base, n = slug, 1

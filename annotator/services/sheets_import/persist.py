@@ -97,15 +97,16 @@ class SheetsImportResult:
 
 
 def sheets_import(
-    *, request: SheetsImportRequest, actor=None, progress: Callable[[int], None] | None = None
+    *, request: SheetsImportRequest, actor=None, owner=None, progress: Callable[[int], None] | None = None
 ) -> SheetsImportResult:
     """Import one round of rater spreadsheets into a study (created if needed). ``actor`` None: an operator
-    at the command line; otherwise the user must be allowed to manage imports (and the study)."""
+    at the command line; otherwise the user must be allowed to manage imports (and the study), and to maintain
+    taxonomies for any category the import adds. ``owner``: who owns a study it creates (default: the actor)."""
     with transaction.atomic():
-        return _import(request, actor, progress)
+        return _import(request, actor, progress, owner or actor)
 
 
-def _import(request: SheetsImportRequest, actor, progress) -> SheetsImportResult:
+def _import(request: SheetsImportRequest, actor, progress, owner) -> SheetsImportResult:
     plan = sheets_import_plan(request=request)
     if plan.undecided:
         raise LabelDecisionsNeeded(plan)
@@ -131,10 +132,10 @@ def _import(request: SheetsImportRequest, actor, progress) -> SheetsImportResult
             )
 
     now = timezone.now()
-    result_version, categories = _taxonomy(plan, study)
+    result_version, categories = _taxonomy(plan, study, actor)
     version, created_version = result_version
     dimensions = {d.key: d for d in version.dimensions.filter(key__in=[c.dimension for c in request.columns])}
-    study = _study(plan, study, version, dimensions, actor)
+    study = _study(plan, study, version, dimensions, owner)
     raters = _raters(plan, study)
     study_round = _round(plan, study, fingerprint, actor)
     study_issues, issues_created, issues_found, warnings = _study_issues(plan, study, study_round)
@@ -177,14 +178,16 @@ class _CategoryRef:
     added: bool = False
 
 
-def _taxonomy(plan: SheetsImportPlan, study: Study | None):
+def _taxonomy(plan: SheetsImportPlan, study: Study | None, actor):
     """The version to label with, made a draft (copy) when labels must be added; categories by (dimension, code
-    or label)."""
+    or label). Each taxonomy change is the actor's (a taxonomy maintainer's, see taxonomy_drafts)."""
     request = plan.request
     version, created = plan.version, None
     if version is None:
         version = created = taxonomy_draft_create(
-            name=request.study_name.strip(), description=f"Built from the labels of {_files(plan)} by import_sheets."
+            name=request.study_name.strip(),
+            description=f"Built from the labels of {_files(plan)} by import_sheets.",
+            actor=actor,
         )
     elif plan.unknown and version.is_published:
         if study is not None:
@@ -194,13 +197,15 @@ def _taxonomy(plan: SheetsImportPlan, study: Study | None):
                 problems=[str(u) for u in plan.unknown[:PROBLEMS_SHOWN]],
             )
         version = created = version_draft_copy(
-            version=version, changelog=f"Draft with the labels of {_files(plan)} that fit no category (import_sheets)."
+            version=version,
+            changelog=f"Draft with the labels of {_files(plan)} that fit no category (import_sheets).",
+            actor=actor,
         )
     existing = {d.key: d for d in version.dimensions.all()}
     for column_map in request.columns:
         if column_map.dimension not in existing:
             existing[column_map.dimension] = dimension_add(
-                version=version, key=column_map.dimension, name=column_map.label_column
+                version=version, key=column_map.dimension, name=column_map.label_column, actor=actor
             )
     refs: dict[tuple[str, str | None, str], _CategoryRef | None] = {}
     rows = Category.objects.filter(dimension__version=version).values_list("dimension__key", "code", "pk")
@@ -211,6 +216,7 @@ def _taxonomy(plan: SheetsImportPlan, study: Study | None):
             dimension=existing[unknown.dimension],
             name=unknown.display,
             provenance=f"added from {unknown.first.source} by import_sheets",
+            actor=actor,
         )
         refs[(unknown.dimension, None, unknown.label)] = _CategoryRef(category.pk, added=True)
     return (version, created), refs
@@ -220,7 +226,7 @@ def _files(plan: SheetsImportPlan) -> str:
     return ", ".join(plan.request.display_name(p) for p in plan.request.paths)
 
 
-def _study(plan, study, version, dimensions: dict[str, Dimension], actor) -> Study:
+def _study(plan, study, version, dimensions: dict[str, Dimension], owner) -> Study:
     request = plan.request
     if study is None:
         name = request.study_name.strip()
@@ -238,10 +244,10 @@ def _study(plan, study, version, dimensions: dict[str, Dimension], actor) -> Stu
             assignment_mode=Study.AssignmentMode.FIXED,
             blind=True,
             phase=Study.Phase.LABELLING,
-            created_by=actor,
+            created_by=owner,
         )
-        if actor is not None:
-            StudyMember.objects.create(study=study, user=actor, role=StudyMember.Role.OWNER)
+        if owner is not None:
+            StudyMember.objects.create(study=study, user=owner, role=StudyMember.Role.OWNER)
     if len(request.raters) > study.raters_per_issue:
         study.raters_per_issue = len(request.raters)
         study.save(update_fields=["raters_per_issue", "updated_at"])

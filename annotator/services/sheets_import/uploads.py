@@ -1,6 +1,10 @@
 """The spreadsheets a person uploads to the wizard: stored under names the server chooses, read once by a
-task (in a worker, not in a web request) into ``sheets.json`` beside them, deleted when the wizard
-completes, and deleted by a periodic clean-up when a wizard is abandoned."""
+job (a "Spreadsheet reading" ImportJob run by a worker, never in a web request) into ``sheets.json`` beside
+them, deleted when the wizard completes, and deleted by a periodic clean-up when a wizard is abandoned.
+
+The reading is a job like the imports: claimed once, with a heartbeat, re-queued by the reaper if its worker
+dies, "not queued" while the broker is down (sent again when it is back), retried or cancelled by whoever
+uploaded the files (annotator.services.jobs)."""
 
 import contextlib
 import json
@@ -14,9 +18,14 @@ from pathlib import Path, PurePosixPath
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
 from django.utils import timezone
 
 from annotator.importers.sheets import Sheet, SheetReadError, SheetRow, read_sheets
+from annotator.models import ImportJob
+from annotator.services.jobs import job_enqueue_on_commit, job_queued_or_raise, job_run
+from core.errors import DomainError, PermissionDeniedError
+from core.permissions import can_manage_imports
 
 from .request import SheetsImportError, sheet_limits
 
@@ -54,9 +63,61 @@ def _result_name(stored: Sequence[str]) -> str:
     return f"{stored[0].rsplit('/', 1)[0]}/{READ_RESULT}"
 
 
-def sheets_upload_read(*, files: Sequence[tuple[str, str]]) -> None:
+def sheets_upload_read_start(*, user, files: Sequence[tuple[str, str]]) -> ImportJob:
+    """Queue the reading of stored uploads as a job of ``user``'s. Raises JobNotQueuedError (the job saved
+    "not queued", sent when the broker is back) when the queue cannot be reached: nothing is read here."""
+    if not can_manage_imports(user):
+        raise PermissionDeniedError("Only study owners can import studies from spreadsheets.")
+    for stored, _ in files:
+        sheets_upload_path(stored)  # refuses any name this module did not choose
+    with transaction.atomic():
+        job = ImportJob.objects.create(
+            kind=ImportJob.Kind.SHEET_READ,
+            created_by=user,
+            parameters={"files": [[stored, name] for stored, name in files], "filename": _names(files)},
+        )
+        job_enqueue_on_commit(job=job)
+    return job_queued_or_raise(job=job)
+
+
+def _names(files: Sequence[tuple[str, str]]) -> str:
+    return ", ".join(name for _, name in files)[:DISPLAY_NAME_MAX]
+
+
+def sheets_upload_read_run(*, job: ImportJob) -> ImportJob:
+    """Claim a reading job and read its files (with a heartbeat); a job not claimable is returned as it is."""
+    return job_run(job=job, run=_read_claimed, started_at=timezone.now(), progress_done=0)
+
+
+def _read_claimed(job: ImportJob) -> ImportJob:
+    files = [(stored, name) for stored, name in (job.parameters or {}).get("files", [])]
+    status, error = ImportJob.Status.DONE, ""
+    try:
+        error = sheets_upload_read(files=files)
+    except Exception as exc:  # the wizard must show a failure, not wait for ever
+        logger.exception("reading the spreadsheets of job %s failed", job.pk)
+        error = exc.message if isinstance(exc, DomainError) else f"The files could not be read: {exc}"
+        status = ImportJob.Status.FAILED
+    if error:
+        status = ImportJob.Status.FAILED
+    now = timezone.now()
+    ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.RUNNING).update(
+        status=status,
+        error=error[:2000],
+        finished_at=now,
+        updated_at=now,
+        counts={"files": len(files)},
+        progress_done=len(files),
+        progress_total=len(files),
+    )
+    job.refresh_from_db()
+    return job
+
+
+def sheets_upload_read(*, files: Sequence[tuple[str, str]]) -> str:
     """Read one upload's files within the limits and keep the sheets (or the reason they cannot be read)
-    beside them, so the wizard's steps never parse a spreadsheet in a web request. Idempotent."""
+    beside them, so the wizard's steps never parse a spreadsheet in a web request. Idempotent. Returns the
+    reason the files cannot be read ("" when they were read)."""
     paths = [Path(sheets_upload_path(stored)) for stored, _ in files]
     names = {str(path): name for path, (_, name) in zip(paths, files, strict=True)}
     try:
@@ -68,6 +129,7 @@ def sheets_upload_read(*, files: Sequence[tuple[str, str]]) -> None:
     partial = target.with_suffix(".partial")
     partial.write_text(json.dumps(content), encoding="utf-8")
     os.replace(partial, target)  # whole or absent: a step never sees half a result
+    return content.get("error", "")
 
 
 def sheets_upload_sheets(*, stored: Sequence[str]) -> dict[str, Sheet] | None:

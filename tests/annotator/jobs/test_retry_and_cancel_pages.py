@@ -25,7 +25,7 @@ LONG_AGO = 3600
 def test_the_imports_page_offers_retry_and_cancel_where_they_apply(
     client_as, owner, status, heartbeat_ago, retry, cancel
 ):
-    job = file_job(status=status, heartbeat_ago=heartbeat_ago)
+    job = file_job(status=status, heartbeat_ago=heartbeat_ago, user=owner)
 
     page = client_as("owner").get("/imports/").content.decode()
     detail = client_as("owner").get(f"/imports/{job.pk}/").content.decode()
@@ -37,7 +37,7 @@ def test_the_imports_page_offers_retry_and_cancel_where_they_apply(
 
 
 def test_retry_runs_a_failed_import_again(client_as, owner, django_capture_on_commit_callbacks):
-    job = file_job(status=ImportJob.Status.FAILED, attempts=3)
+    job = file_job(status=ImportJob.Status.FAILED, attempts=3, user=owner)
     ImportJob.objects.filter(pk=job.pk).update(error="The worker running this job stopped 3 times")
 
     with django_capture_on_commit_callbacks(execute=True):  # the task runs in-process after the commit
@@ -52,7 +52,7 @@ def test_retry_runs_a_failed_import_again(client_as, owner, django_capture_on_co
 
 
 def test_cancel_stops_a_stalled_import_for_good(client_as, owner):
-    job = file_job(status=ImportJob.Status.RUNNING, heartbeat_ago=LONG_AGO, attempts=1)
+    job = file_job(status=ImportJob.Status.RUNNING, heartbeat_ago=LONG_AGO, attempts=1, user=owner)
 
     client_as("owner").post(f"/imports/{job.pk}/cancel/")
     call_command("reap_jobs")
@@ -63,7 +63,7 @@ def test_cancel_stops_a_stalled_import_for_good(client_as, owner):
 
 
 def test_a_live_job_cannot_be_cancelled_or_retried(client_as, owner):
-    job = file_job(status=ImportJob.Status.RUNNING, heartbeat_ago=1, attempts=1)
+    job = file_job(status=ImportJob.Status.RUNNING, heartbeat_ago=1, attempts=1, user=owner)
     client = client_as("owner")
 
     for action in ("retry", "cancel"):
@@ -77,7 +77,7 @@ def test_a_live_job_cannot_be_cancelled_or_retried(client_as, owner):
 @pytest.mark.parametrize(("role", "status"), [("anonymous", 302), ("rater_a", 403), ("owner", 302)])
 @pytest.mark.parametrize("action", ["retry", "cancel"])
 def test_only_who_may_import_retries_or_cancels_an_import(client_as, owner, role, status, action):
-    job = file_job(status=ImportJob.Status.NOT_QUEUED)
+    job = file_job(status=ImportJob.Status.NOT_QUEUED, user=owner)
 
     response = client_as(role).post(f"/imports/{job.pk}/{action}/")
 
@@ -87,7 +87,7 @@ def test_only_who_may_import_retries_or_cancels_an_import(client_as, owner, role
 
 
 def test_get_does_not_retry(client_as, owner):
-    job = file_job(status=ImportJob.Status.FAILED)
+    job = file_job(status=ImportJob.Status.FAILED, user=owner)
     assert client_as("owner").get(f"/imports/{job.pk}/retry/").status_code == 405
     job.refresh_from_db()
     assert job.status == ImportJob.Status.FAILED

@@ -161,3 +161,36 @@ def test_an_import_whose_whole_worker_is_killed_is_requeued_by_the_reaper_and_fi
     job = wait_for(job, lambda j: j.status == ImportJob.Status.DONE, "the re-queued import never finished", second.log)
     assert job.attempts == 2
     assert Issue.objects.count() == 5
+
+
+def test_a_spreadsheet_reading_whose_worker_is_killed_is_requeued_and_the_wizard_goes_on(
+    owner, start_worker, client_as, bugs_taxonomy, rater_csvs
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    start_worker.gate.touch()
+    first = start_worker()
+    client = client_as("owner")
+    files = [SimpleUploadedFile(path.name, path.read_bytes(), content_type="text/csv") for path in rater_csvs]
+    with broker(TEST_REDIS_URL):
+        response = client.post("/studies/import-sheets/", {"files": files, "study": "S", "taxonomy": "bugs"})
+    assert response.status_code == 302
+    job = ImportJob.objects.get(kind=ImportJob.Kind.SHEET_READ)
+    wait_for(job, lambda j: j.status == ImportJob.Status.RUNNING, "the reading never started", first.log)
+    assert client.get("/studies/import-sheets/columns/").status_code == 202  # the step waits for it
+
+    first.kill()
+    start_worker.gate.unlink()
+    time.sleep(STALE + HEARTBEAT)
+    job.refresh_from_db()
+    assert job.is_stale
+    assert b"job-retry-" in client.get("/studies/import-sheets/columns/").content  # stalled: Retry offered
+
+    second = start_worker()
+    with broker(TEST_REDIS_URL):
+        call_command("reap_jobs")
+
+    job = wait_for(job, lambda j: j.status == ImportJob.Status.DONE, "the re-queued reading never finished", second.log)
+    assert job.attempts == 2
+    page = client.get("/studies/import-sheets/columns/")
+    assert page.status_code == 200 and b"alice" in page.content

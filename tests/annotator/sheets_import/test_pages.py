@@ -6,8 +6,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from annotator.models import Annotation, Issue, Study, StudyIssue
-from core.permissions import STUDY_OWNERS_GROUP
+from core.permissions import STUDY_OWNERS_GROUP, TAXONOMY_MAINTAINERS_GROUP
+from taxonomy.models import Category, TaxonomyVersion
 from tests.annotator.sheets_import.csv_files import HEADER, write_csv
+
+# The wizard's reading job is sent once the upload's transaction commits, as in production: these tests commit.
+pytestmark = pytest.mark.django_db(transaction=True)
 
 UPLOAD = reverse("annotator:sheets_upload")
 COLUMNS = reverse("annotator:sheets_columns")
@@ -109,7 +113,7 @@ def test_an_owner_completes_the_wizard_and_the_study_is_created(
     assert study.rounds.get().filters["sheets"]["files"] == ["alice.csv", "bob.csv"]
 
 
-def test_an_unknown_label_blocks_the_confirm_step_until_it_may_be_added(owner_client, bugs_taxonomy, tmp_path):
+def test_an_unknown_label_blocks_the_confirm_step_until_it_may_be_added(owner_client, users, bugs_taxonomy, tmp_path):
     a = write_csv(tmp_path / "a.csv", [HEADER, ["https://github.com/org/repo/issues/1", "data race", "fix code"]])
     b = write_csv(tmp_path / "b.csv", [HEADER, ["https://github.com/org/repo/issues/1", "crash", "fix code"]])
     files = [SimpleUploadedFile(p.name, p.read_bytes()) for p in (a, b)]
@@ -123,6 +127,13 @@ def test_an_unknown_label_blocks_the_confirm_step_until_it_may_be_added(owner_cl
     assert "fits no category" in response.content.decode()
     assert counts() == before
     owner_client.post(LABELS, {"add_unknown_labels": "on"})
+    taxonomy_before = (TaxonomyVersion.objects.count(), Category.objects.count())
+    response = owner_client.post(CONFIRM)
+    assert response.status_code == 403, "adding a category is a taxonomy edit: a study owner may not"
+    assert "Only taxonomy maintainers and staff can change a taxonomy" in response.content.decode()
+    assert counts() == before
+    assert (TaxonomyVersion.objects.count(), Category.objects.count()) == taxonomy_before
+    users["owner"].groups.add(Group.objects.get_or_create(name=TAXONOMY_MAINTAINERS_GROUP)[0])
     response = owner_client.post(CONFIRM)
     assert response.status_code == 302
     assert Study.objects.get(name="S").taxonomy_version.status == "draft"

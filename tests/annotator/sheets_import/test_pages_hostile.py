@@ -6,18 +6,24 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import Client
+from django.utils import timezone
 
-from annotator.models import Study
+from annotator.models import ImportJob, Study
 from annotator.services.sheets_import import uploads as upload_service
 from annotator.services.sheets_import.uploads import READ_RESULT, sheets_uploads_clean
 from annotator.tasks.sheets_uploads import sheets_uploads_clean_run
+from core.permissions import STUDY_OWNERS_GROUP, TAXONOMY_MAINTAINERS_GROUP
 from tests.annotator.importers.test_sheets_hostile import FAR_ROW, XXE, declared_huge, rewritten
+from tests.annotator.jobs.conftest import broker_down_now
 from tests.annotator.sheets_import.test_pages import COLUMNS, CONFIRM, LABELS, UPLOAD, media, owner_client, uploads
 
 __all__ = ["media", "owner_client"]  # fixtures
+# The wizard's reading job is sent once the upload's transaction commits, as in production: these tests commit.
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def stored_files(settings) -> list[str]:
@@ -67,7 +73,8 @@ def _complete_wizard(client):
     return client.post(CONFIRM)
 
 
-def test_a_completed_wizard_deletes_its_uploads(owner_client, bugs_taxonomy, rater_csvs, settings):
+def test_a_completed_wizard_deletes_its_uploads(owner_client, users, bugs_taxonomy, rater_csvs, settings):
+    users["owner"].groups.add(Group.objects.get_or_create(name=TAXONOMY_MAINTAINERS_GROUP)[0])  # adds categories
     owner_client.post(UPLOAD, {"files": uploads(rater_csvs), "study": "S", "taxonomy": "bugs"})
     assert len(stored_files(settings)) == 2
     response = _complete_wizard(owner_client)
@@ -156,6 +163,8 @@ def test_the_steps_use_what_the_worker_read_never_parsing_in_the_request(
 ):
     owner_client.post(UPLOAD, {"files": uploads(rater_csvs), "study": "S", "taxonomy": "bugs"})
     [result] = (settings.MEDIA_ROOT / "imports" / "sheets").rglob(READ_RESULT)
+    job = ImportJob.objects.get(kind=ImportJob.Kind.SHEET_READ)
+    assert (job.status, job.created_by.username) == (ImportJob.Status.DONE, "owner")
 
     def no_parsing(*args, **kwargs):
         raise AssertionError("a spreadsheet was parsed in a web request")
@@ -165,20 +174,89 @@ def test_the_steps_use_what_the_worker_read_never_parsing_in_the_request(
     assert b"alice" in owner_client.get(COLUMNS).content
     owner_client.post(COLUMNS, {"raters": ["alice", "bob"], "key": "Link", "map_cause": "Cause", "map_fix": "Fix"})
     assert owner_client.get(LABELS).status_code == 200
-    result.unlink()  # as if the worker had not finished yet
+    result.unlink()  # as if the worker were still reading
+    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING, heartbeat_at=timezone.now())
     page = owner_client.get(COLUMNS)
     assert page.status_code == 202 and b"Reading the files" in page.content
     assert owner_client.get(LABELS)["Location"] == COLUMNS
 
 
-def test_with_the_broker_down_the_files_are_read_in_the_request(
+def test_with_the_broker_down_the_reading_is_saved_not_queued_and_nothing_is_parsed_in_the_request(
     owner_client, bugs_taxonomy, rater_csvs, settings, monkeypatch
 ):
-    from kombu.exceptions import OperationalError
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("a spreadsheet was parsed in a web request")
 
-    def broker_down(*args, **kwargs):
-        raise OperationalError("connection refused")
+    with broker_down_now():
+        monkeypatch.setattr(upload_service, "read_sheets", no_parsing)
+        response = owner_client.post(UPLOAD, {"files": uploads(rater_csvs), "study": "S", "taxonomy": "bugs"})
+        assert response.status_code == 302 and response["Location"] == COLUMNS
+        job = ImportJob.objects.get(kind=ImportJob.Kind.SHEET_READ)
+        assert job.status == ImportJob.Status.NOT_QUEUED
+        page = owner_client.get(COLUMNS)
+        assert page.status_code == 200
+        html = page.content.decode()
+        assert "job queue cannot be reached" in html and "Not queued" in html
+        assert f'data-testid="job-retry-{job.pk}"' in html
+        assert '<meta http-equiv="refresh"' not in html
+        assert not list((settings.MEDIA_ROOT / "imports" / "sheets").rglob(READ_RESULT))
+    monkeypatch.undo()
 
-    monkeypatch.setattr("annotator.tasks.sheets_uploads.sheets_upload_read_run.delay", broker_down)
-    owner_client.post(UPLOAD, {"files": uploads(rater_csvs), "study": "S", "taxonomy": "bugs"})
+    retried = owner_client.post(f"/imports/{job.pk}/retry/")  # the broker is back (tasks run in-process)
+    assert retried["Location"] == COLUMNS
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.DONE, job.error
+    assert b"alice" in owner_client.get(COLUMNS).content
+
+
+def test_the_reaper_sends_a_not_queued_reading_once_the_broker_is_back(owner_client, bugs_taxonomy, rater_csvs):
+    with broker_down_now():
+        owner_client.post(UPLOAD, {"files": uploads(rater_csvs), "study": "S", "taxonomy": "bugs"})
+    call_command("reap_jobs")
+    assert ImportJob.objects.get(kind=ImportJob.Kind.SHEET_READ).status == ImportJob.Status.DONE
     assert owner_client.get(COLUMNS).status_code == 200
+
+
+def test_a_reading_whose_worker_died_is_re_queued_by_the_reaper(owner_client, bugs_taxonomy, rater_csvs, settings):
+    owner_client.post(UPLOAD, {"files": uploads(rater_csvs), "study": "S", "taxonomy": "bugs"})
+    [result] = (settings.MEDIA_ROOT / "imports" / "sheets").rglob(READ_RESULT)
+    result.unlink()
+    job = ImportJob.objects.get(kind=ImportJob.Kind.SHEET_READ)
+    long_ago = timezone.now() - timedelta(hours=1)
+    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING, heartbeat_at=long_ago, attempts=1)
+    page = owner_client.get(COLUMNS)
+    assert page.status_code == 200 and f'data-testid="job-retry-{job.pk}"'.encode() in page.content  # stalled
+
+    call_command("reap_jobs")
+
+    job.refresh_from_db()
+    assert (job.status, job.attempts) == (ImportJob.Status.DONE, 2)
+    assert result.exists()
+    assert b"alice" in owner_client.get(COLUMNS).content
+
+
+def test_a_cancelled_reading_sends_the_wizard_back_to_the_upload(owner_client, bugs_taxonomy, rater_csvs):
+    with broker_down_now():
+        owner_client.post(UPLOAD, {"files": uploads(rater_csvs), "study": "S", "taxonomy": "bugs"})
+    job = ImportJob.objects.get(kind=ImportJob.Kind.SHEET_READ)
+    assert owner_client.post(f"/imports/{job.pk}/cancel/").status_code == 302
+    call_command("reap_jobs")
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.CANCELLED, "the reaper leaves a cancelled reading alone"
+    response = owner_client.get(COLUMNS, follow=True)
+    assert response.redirect_chain[-1][0] == UPLOAD
+    assert "cancelled" in response.content.decode()
+
+
+def test_another_owner_cannot_see_or_retry_someone_elses_reading(
+    owner_client, users, client_as, bugs_taxonomy, rater_csvs
+):
+    with broker_down_now():
+        owner_client.post(UPLOAD, {"files": uploads(rater_csvs), "study": "S", "taxonomy": "bugs"})
+    job = ImportJob.objects.get(kind=ImportJob.Kind.SHEET_READ)
+    users["adjudicator"].groups.add(Group.objects.get_or_create(name=STUDY_OWNERS_GROUP)[0])
+    other = client_as("adjudicator")
+    assert other.get(f"/imports/{job.pk}/").status_code == 404
+    assert other.post(f"/imports/{job.pk}/retry/").status_code == 404
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.NOT_QUEUED
