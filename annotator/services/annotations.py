@@ -346,7 +346,12 @@ def _freeze(*, study_issue: StudyIssue, submitted: Annotation, actor, dimensions
     for annotation in issue_annotations:
         values = _values_by_key([(v.dimension_id, v.category_id) for v in annotation.values.all()], dimensions)
         raters.append(
-            RaterLabels(values=values, proposals=dict(annotation.proposals or {}), excluded=annotation.excluded)
+            RaterLabels(
+                values=values,
+                proposals=dict(annotation.proposals or {}),
+                excluded=annotation.excluded,
+                annotation_id=annotation.pk,
+            )
         )
         if annotation.frozen:
             continue

@@ -114,6 +114,7 @@ def _submitted_labels(study_round: StudyRound) -> dict[int, list[tuple[bool, Rat
             values={key: sorted(ids) for key, ids in values[pk].items()},
             proposals=dict(proposals or {}),
             excluded=excluded,
+            annotation_id=pk,
         )
         submitted[study_issue_id].append((frozen, labels))
     return submitted
