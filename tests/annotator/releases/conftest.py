@@ -2,7 +2,7 @@
 
 import pytest
 
-from annotator.models import Resolution, StudyIssue
+from annotator.models import PhaseChange, Release, ReleaseFile, ReleaseVisibilityChange, Resolution, StudyIssue
 from annotator.services.publication import study_publish
 from annotator.services.resolutions import resolution_record
 from tests.annotator.api_resources import conftest as resources
@@ -13,6 +13,18 @@ world = resources.world
 labelled = resources.labelled
 published = resources.published
 client_for_pages = resources.client_for_pages
+
+
+def state(study) -> tuple:
+    """What publishing, hiding and showing write: a denied or previewed call leaves all of it as it was."""
+    study.refresh_from_db()
+    return (
+        study.phase,
+        Release.objects.filter(study=study).count(),
+        ReleaseFile.objects.filter(release__study=study).count(),
+        ReleaseVisibilityChange.objects.filter(release__study=study).count(),
+        PhaseChange.objects.filter(study=study).count(),
+    )
 
 
 def revise_final_label(world, users, index: int = 0) -> Resolution:

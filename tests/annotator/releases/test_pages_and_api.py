@@ -3,32 +3,12 @@
 import pytest
 from django.test import Client
 
-from annotator.models import PhaseChange, Release, ReleaseFile, ReleaseVisibilityChange
+from annotator.models import Release
 from annotator.services.publication import study_unpublish
 from tests.annotator.api_resources.conftest import ROLES
-from tests.annotator.releases.conftest import revise_final_label
+from tests.annotator.releases.conftest import revise_final_label, state
 
 pytestmark = pytest.mark.django_db
-
-
-def state(study) -> tuple:
-    study.refresh_from_db()
-    return (
-        study.phase,
-        Release.objects.filter(study=study).count(),
-        ReleaseFile.objects.filter(release__study=study).count(),
-        ReleaseVisibilityChange.objects.filter(release__study=study).count(),
-        PhaseChange.objects.filter(study=study).count(),
-    )
-
-
-def api_client(users, outsider, role: str) -> Client:
-    client = Client()
-    if role == "outsider":
-        client.force_login(outsider)
-    elif role != "anonymous":
-        client.force_login(users[role])
-    return client
 
 
 READS = ("/p/{slug}/releases/", "/p/{slug}/releases/1/", "/p/{slug}/releases/1/files/README.md",
@@ -153,9 +133,9 @@ PUBLISH_API = {"anonymous": 401, "rater_a": 403, "rater_b": 403, "adjudicator": 
 
 
 @pytest.mark.parametrize("role", ROLES)
-def test_publish_api_role_matrix(labelled, users, outsider, role):
+def test_publish_api_role_matrix(labelled, client_for_pages, role):
     before = state(labelled.study)
-    response = api_client(users, outsider, role).post(
+    response = client_for_pages(role).post(
         f"/api/v1/studies/{labelled.study.pk}/publish/", {}, content_type="application/json"
     )
     assert response.status_code == PUBLISH_API[role]
@@ -165,9 +145,9 @@ def test_publish_api_role_matrix(labelled, users, outsider, role):
         assert state(labelled.study) == before
 
 
-def test_the_publish_dry_run_answers_the_counts_and_writes_nothing(published, users, outsider):
+def test_the_publish_dry_run_answers_the_counts_and_writes_nothing(published, users, client_for_pages):
     revise_final_label(published, users)
-    client = api_client(users, outsider, "owner")
+    client = client_for_pages("owner")
     before = state(published.study)
     for url, body in ((f"/api/v1/studies/{published.study.pk}/publish/?dry_run=1", {}),
                       (f"/api/v1/studies/{published.study.pk}/publish/", {"dry_run": True})):  # fmt: skip
@@ -184,15 +164,15 @@ def test_the_publish_dry_run_answers_the_counts_and_writes_nothing(published, us
     assert done.status_code == 201 and done.json()["url"].endswith(f"/p/{published.study.slug}/releases/2/")
 
 
-def test_a_dry_run_of_an_unchanged_study_answers_the_refusal(published, users, outsider):
-    response = api_client(users, outsider, "owner").post(
+def test_a_dry_run_of_an_unchanged_study_answers_the_refusal(published, users, client_for_pages):
+    response = client_for_pages("owner").post(
         f"/api/v1/studies/{published.study.pk}/publish/", {"dry_run": True}, content_type="application/json"
     )
     assert response.status_code == 409 and "Nothing changed" in response.json()["error"]["message"]
 
 
-def test_unpublish_and_republish_through_the_api(published, users, outsider):
-    client = api_client(users, outsider, "owner")
+def test_unpublish_and_republish_through_the_api(published, users, client_for_pages):
+    client = client_for_pages("owner")
     url = f"/api/v1/studies/{published.study.pk}"
     before = state(published.study)
     dry = client.post(f"{url}/unpublish/", {"dry_run": True}, content_type="application/json").json()
@@ -211,9 +191,9 @@ VISIBILITY_API = {"anonymous": 401, "rater_a": 403, "rater_b": 403, "adjudicator
 
 
 @pytest.mark.parametrize("role", ROLES)
-def test_unpublish_api_role_matrix(published, users, outsider, role):
+def test_unpublish_api_role_matrix(published, client_for_pages, role):
     before = state(published.study)
-    response = api_client(users, outsider, role).post(
+    response = client_for_pages(role).post(
         f"/api/v1/studies/{published.study.pk}/unpublish/", {}, content_type="application/json"
     )
     assert response.status_code == VISIBILITY_API[role]
@@ -222,6 +202,6 @@ def test_unpublish_api_role_matrix(published, users, outsider, role):
 
 
 @pytest.mark.parametrize("role", ROLES)
-def test_release_list_api_role_matrix(published, users, outsider, role):
-    response = api_client(users, outsider, role).get(f"/api/v1/studies/{published.study.pk}/releases/")
+def test_release_list_api_role_matrix(published, client_for_pages, role):
+    response = client_for_pages(role).get(f"/api/v1/studies/{published.study.pk}/releases/")
     assert response.status_code == VISIBILITY_API[role]

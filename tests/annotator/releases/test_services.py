@@ -15,24 +15,13 @@ from annotator.services.publication import (
     study_unpublish_preview,
 )
 from core.errors import ConflictError, DomainError, PermissionDeniedError
-from tests.annotator.releases.conftest import revise_final_label
+from tests.annotator.releases.conftest import revise_final_label, state
 
 pytestmark = pytest.mark.django_db
 FILES = {
     "README.md", "CITATION.cff", "SHA256SUMS", "study.json", "taxonomy.json", "dataset.jsonl", "dataset.csv",
     "agreement.json", "replication-package.zip",
 }  # fmt: skip
-
-
-def state(study) -> tuple:
-    study.refresh_from_db()
-    return (
-        study.phase,
-        Release.objects.filter(study=study).count(),
-        ReleaseFile.objects.filter(release__study=study).count(),
-        ReleaseVisibilityChange.objects.filter(release__study=study).count(),
-        PhaseChange.objects.filter(study=study).count(),
-    )
 
 
 def test_publishing_makes_release_1_with_every_file_and_its_checksum(published):
