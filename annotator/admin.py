@@ -120,3 +120,4 @@ class ResolutionHistoryAdmin(AppendOnlyMixin, admin.ModelAdmin):
 
 
 from annotator import admin_disagreements  # noqa: E402, F401 - registers the Disagreements admin
+from annotator import admin_releases  # noqa: E402, F401 - registers the read-only Releases admin

@@ -178,3 +178,19 @@ def test_only_owners_hide_or_show_releases(republished, users, role):
 def test_a_study_without_releases_has_nothing_to_unpublish(labelled, users):
     with pytest.raises(ConflictError, match="no release yet"):
         study_unpublish(study=labelled.study, actor=users["owner"])
+
+
+@pytest.mark.parametrize("action", ["add/", "{pk}/change/", "{pk}/delete/"])
+def test_the_admin_shows_releases_read_only_even_to_superusers(published, users, action):
+    from django.test import Client
+
+    release = Release.objects.get(study=published.study)
+    client = Client()
+    client.force_login(users["staff"])
+    assert client.get("/admin/annotator/release/").status_code == 200
+    before = state(published.study)
+    url = f"/admin/annotator/release/{action.format(pk=release.pk)}"
+    assert client.post(url, {"change_note": "rewritten", "post": "yes"}).status_code == 403
+    assert state(published.study) == before
+    release.refresh_from_db()
+    assert release.change_note == ""
