@@ -194,3 +194,14 @@ def test_the_admin_shows_releases_read_only_even_to_superusers(published, users,
     assert state(published.study) == before
     release.refresh_from_db()
     assert release.change_note == ""
+
+
+def test_a_release_s_replication_package_imports_as_an_unpublished_study(published, users, tmp_path):
+    from annotator.services.exports.importing import study_export_import
+
+    release = Release.objects.get(study=published.study)
+    package = tmp_path / "release.zip"
+    package.write_bytes(bytes(release.files.get(name="replication-package.zip").content))
+    imported = study_export_import(path=package, name="Imported copy", owner=users["owner"]).study
+    assert imported.phase == Study.Phase.ADJUDICATION, "a study without a release cannot be in the published phase"
+    assert not Release.objects.filter(study=imported).exists()
