@@ -90,11 +90,6 @@ def release_file(request: HttpRequest, slug: str, number: int, name: str) -> Htt
 # --- the owner's confirmations ---------------------------------------------------------------------------
 
 
-def _study_for_owner(request: HttpRequest, pk: int):
-    study = study_get_for_user(user=request.user, pk=pk)
-    return study
-
-
 def _refused(request: HttpRequest, study, exc: DomainError) -> HttpResponse:
     messages.error(request, exc.message)
     return redirect("annotator:study_detail", pk=study.pk)
@@ -104,7 +99,7 @@ def _refused(request: HttpRequest, study, exc: DomainError) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def study_publish_view(request: HttpRequest, pk: int) -> HttpResponse:
     """GET: what publishing would make (release n, counts, changes since the last release); POST: publish."""
-    study = _study_for_owner(request, pk)
+    study = study_get_for_user(user=request.user, pk=pk)
     if request.method == "POST":
         note = request.POST.get("change_note", "")[: CHANGE_NOTE_MAX + 1]
         try:
@@ -132,7 +127,7 @@ def _numbers(request: HttpRequest) -> list[int] | None:
 
 
 def _visibility_view(request: HttpRequest, pk: int, *, show: bool) -> HttpResponse:
-    study = _study_for_owner(request, pk)
+    study = study_get_for_user(user=request.user, pk=pk)
     preview_of, write = (
         (study_republish_preview, study_republish) if show else (study_unpublish_preview, study_unpublish)
     )
