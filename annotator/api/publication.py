@@ -64,7 +64,7 @@ class PublishPreviewOutputSerializer(serializers.Serializer):
     publishes_taxonomy_version = serializers.BooleanField(help_text="The draft version is published too.")
     previous_release = serializers.IntegerField(allow_null=True)
     previous_taxonomy_version = serializers.CharField(allow_null=True)
-    changes = ChangesOutputSerializer(required=False, help_text="Since the previous release.")
+    changes = ChangesOutputSerializer(allow_null=True, help_text="Since the previous release; null for release 1.")
     change_note_required = serializers.BooleanField()
     allowed = serializers.BooleanField()
     refusal = serializers.CharField(allow_null=True)

@@ -77,7 +77,7 @@ class PublishPreview:
             "publishes_taxonomy_version": self.publishes_taxonomy_version,
             "previous_release": self.previous,
             "previous_taxonomy_version": self.previous_taxonomy_version,
-            "changes": self.changes,
+            "changes": self.changes or None,  # None: no previous release to compare with
             "change_note_required": self.previous is not None,
             "allowed": self.refusal is None,
             "refusal": self.refusal.message if self.refusal else None,

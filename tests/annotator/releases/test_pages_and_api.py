@@ -205,3 +205,15 @@ def test_unpublish_api_role_matrix(published, client_for_pages, role):
 def test_release_list_api_role_matrix(published, client_for_pages, role):
     response = client_for_pages(role).get(f"/api/v1/studies/{published.study.pk}/releases/")
     assert response.status_code == VISIBILITY_API[role]
+
+
+def test_the_dry_run_of_a_first_release_has_no_changes_to_count(labelled, client_for_pages):
+    before = state(labelled.study)
+    response = client_for_pages("owner").post(
+        f"/api/v1/studies/{labelled.study.pk}/publish/", {"dry_run": True}, content_type="application/json"
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["release"], body["previous_release"], body["issues"], body["changes"]) == (1, None, 5, None)
+    assert body["publishes_taxonomy_version"] is True and body["change_note_required"] is False  # a draft
+    assert state(labelled.study) == before
