@@ -130,4 +130,5 @@ class ResolutionHistoryAdmin(AppendOnlyMixin, admin.ModelAdmin):
     list_display = ["resolution", "action", "actor", "version", "at"]
 
 
-from annotator import admin_disagreements  # noqa: E402, F401 - registers the Disagreements admin
+# Imported last: they register further admins and import the mixins above.
+from annotator import admin_disagreements, admin_releases  # noqa: E402, F401

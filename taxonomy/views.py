@@ -5,11 +5,11 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from core.errors import ConflictError, DomainError, NotFoundError
 from taxonomy import selectors
-from taxonomy.services.changelog import version_changelog_markdown
+from taxonomy.services.changelog import version_changelog_markdown, version_publish_preview
 from taxonomy.services.operations import (
     EDIT_DENIED,
     can_edit_taxonomy,
@@ -105,9 +105,21 @@ def version_new_draft(request: HttpRequest, slug: str, number: int) -> HttpRespo
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def version_publish_draft(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """GET: what publishing the draft fixes for good (edits counted, categories before and after); POST: publish."""
     version = _editor_version(request, slug, number)
+    if request.method == "GET":
+        if version.is_published:
+            messages.error(request, f"v{number} is already published.")
+            return redirect("taxonomy:version_detail", slug=slug, number=number)
+        context = {
+            "version": version,
+            "taxonomy": version.taxonomy,
+            # The form posts the revision the counts were made from: an edit in between makes the publish a conflict.
+            "preview": version_publish_preview(version=version),
+        }
+        return render(request, "taxonomy/edit/confirm_publish.html", context)
     try:
         version_publish_with_changelog(
             version=version, actor=request.user, expected_revision=_int(request.POST.get("revision"))

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotator.api import agreement, exports, resolutions, views
+from annotator.api import agreement, exports, publication, resolutions, views
 from annotator.api.resources import urls as resources_urls
 
 urlpatterns = [
@@ -13,4 +13,5 @@ urlpatterns = [
     *resolutions.urlpatterns,
     *resources_urls.urlpatterns,
     *exports.urlpatterns,
+    *publication.urlpatterns,
 ]

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0016_resolution_values_rows'),
+        ('annotator', '0017_releases'),
     ]
 
     operations = [

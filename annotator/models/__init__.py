@@ -7,6 +7,7 @@ from .exports import ExportJob as ExportJob
 from .imports import ImportJob
 from .issues import Comment, Issue, IssueLink, Repository, RepositoryAlias
 from .phases import PhaseChange
+from .releases import Release, ReleaseFile, ReleaseVisibilityChange
 from .snapshots import FirstSubmission, FirstSubmissionValue
 from .studies import (
     Annotation,
@@ -36,6 +37,9 @@ __all__ = [
     "IssueLink",
     "PhaseChange",
     "ProposalDecision",
+    "Release",
+    "ReleaseFile",
+    "ReleaseVisibilityChange",
     "Repository",
     "RepositoryAlias",
     "Resolution",

@@ -103,3 +103,23 @@ def _version_heading(version: TaxonomyVersion) -> str:
     base = f" (from v{version.based_on.number})" if version.based_on_id else ""
     when = f", published {version.published_at:%Y-%m-%d}" if version.published_at else ", draft"
     return f"## v{version.number}{base}{when}"
+
+
+def version_publish_preview(*, version: TaxonomyVersion) -> dict:
+    """What publishing the draft would fix for good, counted: each edit operation (one merge or split counts
+    once, as it reads in the changelog) and the selectable categories per dimension before and after."""
+    edges = list(version.lineage.exclude(operation=Op.COPY).values_list("group", "operation"))
+    operations = Counter(dict(edges).values())
+    before = _active_counts(version.based_on) if version.based_on_id else {}
+    after = _active_counts(version)
+    names = dict(version.dimensions.values_list("key", "name"))
+    return {
+        "version": version.number,
+        "based_on": version.based_on.number if version.based_on_id else None,
+        "operations": {op.value: operations.get(op.value, 0) for op in Op if op != Op.COPY},
+        "dimensions": [
+            {"key": key, "name": name, "before": before.get(key, 0), "after": after.get(key, 0)}
+            for key, name in names.items()
+        ],
+        "changelog": version_changelog_markdown(version=version),
+    }

@@ -1,12 +1,12 @@
 """The public API of published studies: no login, stable addresses by slug, raters pseudonymised.
 
-An unpublished (or unknown) slug answers 404 — never 403 — so a private study's existence is not revealed.
-Anonymous clients are throttled by the "anon" rate.
+Everything here is read from a release's frozen files, never from the study's live data:
+``/public/studies/<slug>/releases/<n>/...`` is release n forever, and the unversioned addresses
+(``/public/studies/<slug>/``, ``.../dataset/``, ``.../agreement/``) show the latest visible release and say which.
+An unpublished (or unknown) slug, a hidden release and an unknown number answer 404 — never 403 — so a private
+study's existence is not revealed. Anonymous clients are throttled by the "anon" rate.
 """
 
-from collections.abc import Iterator
-
-from django.http import StreamingHttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -19,33 +19,34 @@ from rest_framework.response import Response
 from annotator.api.pagination import BoundedLimitOffsetPagination
 from annotator.api.resources.public_serializers import (
     PublicDatasetRowOutputSerializer,
+    PublicReleaseOutputSerializer,
     PublicStudyOutputSerializer,
     PublicStudySummaryOutputSerializer,
 )
 from annotator.exports.safe_csv import csv_rows
-from annotator.models import Study
-from annotator.selectors.publication import (
-    DatasetContext,
-    categories_of_version,
-    category_counts,
-    counts_by_dimension,
-    dataset_queryset,
-    dataset_rows,
-    member_pseudonyms,
-    pseudonymised_agreement,
-    published_at,
-    published_studies,
-    published_study_get,
-    resolved_counts,
+from annotator.models import Release
+from annotator.selectors.releases import (
+    latest_visible_releases,
+    public_release_get,
+    release_dataset,
+    release_file_list,
+    release_json,
+    visible_releases,
 )
+from annotator.views.public import frozen_file_response
 
 TAGS = ["public"]
-NOT_FOUND = OpenApiResponse(description="No published study has this slug (unpublished studies are not revealed).")
-CSV_CHUNK = 500
+NOT_FOUND = OpenApiResponse(
+    description="No published study has this slug, or it has no visible release with this number (unpublished "
+    "studies and hidden releases are not revealed)."
+)
+NUMBER = OpenApiParameter(
+    "number", OpenApiTypes.INT, OpenApiParameter.PATH, description="The release number: 1, 2, ..."
+)
 
 
 class DatasetCsvRenderer(BaseRenderer):
-    """Declares text/csv so ``?format=csv`` is accepted; the view streams the file itself."""
+    """Declares text/csv so ``?format=csv`` is accepted; the view answers with the release's frozen file."""
 
     media_type = "text/csv"
     format = "csv"
@@ -57,37 +58,52 @@ class DatasetCsvRenderer(BaseRenderer):
         return b""
 
 
-def _links(request: Request, study: Study) -> dict[str, str]:
-    def absolute(name: str, suffix: str = "") -> str:
-        return request.build_absolute_uri(reverse(name, args=[study.slug]) + suffix)
+def _links(request: Request, release: Release, *, versioned: bool) -> dict[str, str]:
+    slug, number = release.study.slug, release.number
 
+    def absolute(name: str, *args, suffix: str = "") -> str:
+        return request.build_absolute_uri(reverse(name, args=[slug, *args]) + suffix)
+
+    if versioned:
+        return {
+            "page": absolute("annotator:public_release_page", number),
+            "self": absolute("api:public_release", number),
+            "dataset": absolute("api:public_release_dataset", number),
+            "dataset_csv": absolute("api:public_release_dataset", number, suffix="?format=csv"),
+            "agreement": absolute("api:public_release_agreement", number),
+            "releases": absolute("api:public_release_list"),
+        }
     return {
         "page": absolute("annotator:public_study_page"),
         "self": absolute("api:public_study"),
         "dataset": absolute("api:public_study_dataset"),
-        "dataset_csv": absolute("api:public_study_dataset", "?format=csv"),
+        "dataset_csv": absolute("api:public_study_dataset", suffix="?format=csv"),
         "agreement": absolute("api:public_study_agreement"),
+        "releases": absolute("api:public_release_list"),
+        "release": absolute("api:public_release", number),
     }
 
 
-def _summary(request: Request, study: Study, counted: dict) -> dict:
-    version = study.taxonomy_version
+def release_info(request: Request, release: Release) -> dict:
+    """Which release this is: its number, date, change note, suggested citation and address."""
     return {
-        "slug": study.slug,
-        "name": study.name,
-        "description": study.description,
-        "published_at": published_at(study=study),
-        "raters_per_issue": study.raters_per_issue,
-        "taxonomy": {
-            "slug": version.taxonomy.slug,
-            "name": version.taxonomy.name,
-            "version": version.number,
-            "citation": version.taxonomy.citation,
-            "license": version.taxonomy.license,
-        },
-        "issues": counted["issues"],
-        "excluded": counted["excluded"],
-        "links": _links(request, study),
+        "number": release.number,
+        "published_at": release.created_at,
+        "change_note": release.change_note,
+        "citation": release.figures.get("citation", ""),
+        "url": request.build_absolute_uri(reverse("api:public_release", args=[release.study.slug, release.number])),
+        "page": request.build_absolute_uri(
+            reverse("annotator:public_release_page", args=[release.study.slug, release.number])
+        ),
+    }
+
+
+def _summary(request: Request, release: Release, frozen: dict, *, versioned: bool) -> dict:
+    return {
+        **{k: frozen[k] for k in ("slug", "name", "description", "raters_per_issue", "taxonomy", "issues", "excluded")},
+        "published_at": release.created_at,
+        "release": release_info(request, release),
+        "links": _links(request, release, versioned=versioned),
     }
 
 
@@ -100,14 +116,25 @@ class PublicStudyListApi(generics.GenericAPIView):
     @extend_schema(
         tags=TAGS,
         operation_id="public_studies_list",
-        summary="Published studies (no login needed)",
+        summary="Published studies (no login needed), each as its latest visible release",
         responses=PublicStudySummaryOutputSerializer(many=True),
     )
     def get(self, request: Request) -> Response:
-        page = list(self.paginator.paginate_queryset(published_studies(), request, view=self))
-        counts = resolved_counts(study_ids=[study.pk for study in page])
-        rows = [_summary(request, study, counts[study.pk]) for study in page]
+        page = list(self.paginator.paginate_queryset(latest_visible_releases(), request, view=self))
+        rows = [_summary(request, release, release.figures, versioned=False) for release in page]
         return self.paginator.get_paginated_response(PublicStudySummaryOutputSerializer(rows, many=True).data)
+
+
+def _study_body(request: Request, release: Release, *, versioned: bool) -> dict:
+    frozen = release_json(release=release, name="study.json")
+    body = {**_summary(request, release, frozen, versioned=versioned), "dimensions": frozen["dimensions"]}
+    if versioned:
+        args = [release.study.slug, release.number]
+        body["files"] = [
+            {**f, "url": request.build_absolute_uri(reverse("annotator:public_release_file", args=[*args, f["name"]]))}
+            for f in release_file_list(release=release)
+        ]
+    return body
 
 
 class PublicStudyApi(generics.GenericAPIView):
@@ -117,98 +144,114 @@ class PublicStudyApi(generics.GenericAPIView):
     @extend_schema(
         tags=TAGS,
         operation_id="public_study_retrieve",
-        summary="A published study: summary, its taxonomy version (definitions, examples, provenance) with counts",
+        summary="A published study's latest release: summary, its taxonomy version with counts, which release",
         responses={200: PublicStudyOutputSerializer, 404: NOT_FOUND},
     )
     def get(self, request: Request, slug: str) -> Response:
-        study = published_study_get(slug=slug)
-        counted = category_counts(study=study, source="final")
-        body = {
-            **_summary(request, study, counted),
-            "dimensions": counts_by_dimension(categories_of_version(study=study), counted["counts"], full=True),
-        }
-        return Response(PublicStudyOutputSerializer(body).data)
+        release = public_release_get(slug=slug)
+        return Response(PublicStudyOutputSerializer(_study_body(request, release, versioned=False)).data)
 
 
-def _csv(context: DatasetContext) -> Iterator[str]:
-    keys = context.dimension_keys
-    header = ["position", "round", "repository", "number", "url", "title", "excluded", "method"]
-    header += [*keys, *(f"{key}_raters" for key in keys), *(f"{key}_raters_independent" for key in keys)]
-    header += ["disagreements", "disagreement_reason", "note"]
+class PublicReleaseListApi(generics.GenericAPIView):
+    permission_classes = [AllowAny]
+    serializer_class = PublicReleaseOutputSerializer
+    pagination_class = None
+    queryset = Release.objects.none()  # the schema reads the model from it; get() reads through the selectors
 
-    def per_rater(raters: list[dict], key: str, *, independent: bool) -> str:
-        cells = []
-        for rater in raters:
-            layer = rater["independent"] if independent else rater
-            if layer is None:
-                continue
-            shown = [*layer["labels"].get(key, []), *(f"proposed: {p}" for p in [layer["proposals"].get(key)] if p)]
-            cells.append(f"{rater['rater']}: {', '.join(shown)}")
-        return "; ".join(cells)
-
-    def rows() -> Iterator[list]:
-        queryset = dataset_queryset(study=context.study)
-        last = -1
-        while True:  # keyset chunks on position: memory stays flat however large the dataset
-            chunk = list(queryset.filter(study_issue__position__gt=last)[:CSV_CHUNK])
-            if not chunk:
-                return
-            last = chunk[-1].study_issue.position
-            for row in dataset_rows(context=context, resolutions=chunk):
-                issue = row["issue"]
-                yield [
-                    row["position"],
-                    row["round"],
-                    issue["repository"] or "",
-                    issue["number"] if issue["number"] is not None else "",
-                    issue["url"],
-                    issue["title"],
-                    row["excluded"],
-                    row["method"],
-                    *("; ".join(row["labels"].get(key, [])) for key in keys),
-                    *(per_rater(row["raters"], key, independent=False) for key in keys),
-                    *(per_rater(row["raters"], key, independent=True) for key in keys),
-                    "; ".join(row["disagreements"]),
-                    row["disagreement_reason"],
-                    row["note"],
-                ]
-
-    return csv_rows(header, rows())
+    @extend_schema(
+        tags=TAGS,
+        operation_id="public_release_list",
+        summary="The visible releases of a published study, oldest first",
+        responses={200: PublicReleaseOutputSerializer(many=True), 404: NOT_FOUND},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        latest = public_release_get(slug=slug)
+        rows = [release_info(request, release) for release in visible_releases(study=latest.study)]
+        return Response(PublicReleaseOutputSerializer(rows, many=True).data)
 
 
-class PublicStudyDatasetApi(generics.GenericAPIView):
+class PublicReleaseApi(generics.GenericAPIView):
+    permission_classes = [AllowAny]
+    serializer_class = PublicStudyOutputSerializer
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="public_release_retrieve",
+        summary="Release n of a published study, as frozen: summary, taxonomy with counts, files with SHA-256",
+        parameters=[NUMBER],
+        responses={200: PublicStudyOutputSerializer, 404: NOT_FOUND},
+    )
+    def get(self, request: Request, slug: str, number: int) -> Response:
+        release = public_release_get(slug=slug, number=number)
+        return Response(PublicStudyOutputSerializer(_study_body(request, release, versioned=True)).data)
+
+
+DATASET_DESCRIPTION = (
+    "One row per resolved issue in sample order: the final category codes per dimension, how they were reached, "
+    "and each rater's labels under a pseudonym (R1, R2, ...), revised and independent. `?format=csv` answers "
+    "the whole dataset as the release's frozen CSV file, cells guarded against spreadsheet formulas."
+)
+
+
+class _DatasetApi(generics.GenericAPIView):
     permission_classes = [AllowAny]
     serializer_class = PublicDatasetRowOutputSerializer
     pagination_class = BoundedLimitOffsetPagination
     renderer_classes = [JSONRenderer, DatasetCsvRenderer]
     filter_backends: list = []
 
+    def dataset(self, request: Request, release: Release):
+        if request.accepted_renderer.format == "csv":
+            return frozen_file_response(release, "dataset.csv")
+        page = self.paginator.paginate_queryset(release_dataset(release=release), request, view=self)
+        response = self.paginator.get_paginated_response(PublicDatasetRowOutputSerializer(page, many=True).data)
+        response["X-Release"] = str(release.number)
+        return response
+
+
+FORMAT = OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"], description="json or csv")
+DATASET_RESPONSES = {
+    (200, "application/json"): PublicDatasetRowOutputSerializer(many=True),
+    (200, "text/csv"): OpenApiTypes.STR,
+    404: NOT_FOUND,
+}
+
+
+class PublicStudyDatasetApi(_DatasetApi):
     @extend_schema(
         tags=TAGS,
         operation_id="public_study_dataset",
-        summary="The final labelled dataset of a published study (limit/offset), or the whole of it as CSV",
-        description=(
-            "One row per resolved issue in sample order: the final category codes per dimension, how they "
-            "were reached, and each rater's labels under a pseudonym (R1, R2, ...). `?format=csv` streams "
-            "the whole dataset as one CSV file, cells guarded against spreadsheet formulas."
-        ),
-        parameters=[OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"], description="json or csv")],
-        responses={
-            (200, "application/json"): PublicDatasetRowOutputSerializer(many=True),
-            (200, "text/csv"): OpenApiTypes.STR,
-            404: NOT_FOUND,
-        },
+        summary="The final labelled dataset of a study's latest release (limit/offset), or the whole of it as CSV",
+        description=DATASET_DESCRIPTION + " The `X-Release` header says which release it is.",
+        parameters=[FORMAT],
+        responses=DATASET_RESPONSES,
     )
     def get(self, request: Request, slug: str):
-        study = published_study_get(slug=slug)
-        context = DatasetContext(study)
-        if request.accepted_renderer.format == "csv":
-            response = StreamingHttpResponse(_csv(context), content_type="text/csv; charset=utf-8")
-            response["Content-Disposition"] = f'attachment; filename="{study.slug}-dataset.csv"'
-            return response
-        page = self.paginator.paginate_queryset(dataset_queryset(study=study), request, view=self)
-        rows = dataset_rows(context=context, resolutions=list(page))
-        return self.paginator.get_paginated_response(PublicDatasetRowOutputSerializer(rows, many=True).data)
+        return self.dataset(request, public_release_get(slug=slug))
+
+
+class PublicReleaseDatasetApi(_DatasetApi):
+    @extend_schema(
+        tags=TAGS,
+        operation_id="public_release_dataset",
+        summary="The final labelled dataset of release n (limit/offset), or the whole of it as CSV",
+        description=DATASET_DESCRIPTION,
+        parameters=[NUMBER, FORMAT],
+        responses=DATASET_RESPONSES,
+    )
+    def get(self, request: Request, slug: str, number: int):
+        return self.dataset(request, public_release_get(slug=slug, number=number))
+
+
+AGREEMENT_DESCRIPTION = (
+    "The same report as `GET /api/v1/studies/{id}/agreement/` (per dimension: percent agreement, Cohen's kappa "
+    "with its interval, Krippendorff's alpha, Gwet's AC1, per level, per rater pair, after discussion, confusion "
+    "matrices) as frozen in the release, with rater ids and names replaced by R1, R2, ..."
+)
+
+
+def _agreement(request: Request, release: Release) -> Response:
+    return Response(release_json(release=release, name="agreement.json") | {"release": release_info(request, release)})
 
 
 class PublicStudyAgreementApi(generics.GenericAPIView):
@@ -217,24 +260,24 @@ class PublicStudyAgreementApi(generics.GenericAPIView):
     @extend_schema(
         tags=TAGS,
         operation_id="public_study_agreement",
-        summary="Inter-rater agreement of a published study, raters pseudonymised",
-        description=(
-            "The same report as `GET /api/v1/studies/{id}/agreement/` (per dimension: percent agreement, "
-            "Cohen's kappa with its interval, Krippendorff's alpha, Gwet's AC1, per level, per rater pair, "
-            "after discussion, confusion matrices), with rater ids and names replaced by R1, R2, ..."
-        ),
+        summary="Inter-rater agreement of a study's latest release, raters pseudonymised",
+        description=AGREEMENT_DESCRIPTION,
         responses={200: OpenApiTypes.OBJECT, 404: NOT_FOUND},
     )
     def get(self, request: Request, slug: str) -> Response:
-        # Imported here: the agreement code brings numpy, scipy and statsmodels, which a web worker that serves
-        # only raters never needs in memory.
-        from annotator.services.agreement import agreement_report
+        return _agreement(request, public_release_get(slug=slug))
 
-        study = published_study_get(slug=slug)
-        report = pseudonymised_agreement(
-            report=agreement_report(study=study), pseudonyms=member_pseudonyms(study=study)
-        )
-        return Response(
-            {"study": {"slug": study.slug, "name": study.name, "agreement_threshold": float(study.agreement_threshold)}}
-            | report
-        )
+
+class PublicReleaseAgreementApi(generics.GenericAPIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="public_release_agreement",
+        summary="Inter-rater agreement of release n, raters pseudonymised",
+        description=AGREEMENT_DESCRIPTION,
+        parameters=[NUMBER],
+        responses={200: OpenApiTypes.OBJECT, 404: NOT_FOUND},
+    )
+    def get(self, request: Request, slug: str, number: int) -> Response:
+        return _agreement(request, public_release_get(slug=slug, number=number))

@@ -42,13 +42,37 @@ class PublicLinksOutputSerializer(serializers.Serializer):
     dataset = serializers.URLField()
     dataset_csv = serializers.URLField()
     agreement = serializers.URLField()
+    releases = serializers.URLField(help_text="The study's visible releases.")
+    release = serializers.URLField(
+        required=False, help_text="The stable address of the release shown (on the unversioned addresses only)."
+    )
+
+
+class PublicReleaseOutputSerializer(serializers.Serializer):
+    number = serializers.IntegerField(
+        help_text="1 for the first publication, n+1 each time the study is published again."
+    )
+    published_at = serializers.DateTimeField()
+    change_note = serializers.CharField(help_text="What changed since the previous release; empty for release 1.")
+    citation = serializers.CharField(help_text="The suggested citation, with the release number and date.")
+    url = serializers.URLField(help_text="The release's stable API address.")
+    page = serializers.URLField(help_text="The release's public page.")
+
+
+class PublicReleaseFileOutputSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    content_type = serializers.CharField()
+    size = serializers.IntegerField(help_text="Bytes.")
+    sha256 = serializers.CharField(help_text="SHA-256 of the bytes, as in the release's SHA256SUMS.")
+    url = serializers.URLField()
 
 
 class PublicStudySummaryOutputSerializer(serializers.Serializer):
     slug = serializers.CharField()
     name = serializers.CharField()
     description = serializers.CharField()
-    published_at = serializers.DateTimeField()
+    published_at = serializers.DateTimeField(help_text="When the release shown was published.")
+    release = PublicReleaseOutputSerializer(help_text="Which release this is.")
     raters_per_issue = serializers.IntegerField()
     taxonomy = PublicTaxonomyOutputSerializer()
     issues = serializers.IntegerField(help_text="Issues with a final label.")
@@ -58,6 +82,9 @@ class PublicStudySummaryOutputSerializer(serializers.Serializer):
 
 class PublicStudyOutputSerializer(PublicStudySummaryOutputSerializer):
     dimensions = PublicDimensionOutputSerializer(many=True)
+    files = PublicReleaseFileOutputSerializer(
+        many=True, required=False, help_text="The release's frozen files (on a release's own address only)."
+    )
 
 
 class PublicIssueOutputSerializer(serializers.Serializer):

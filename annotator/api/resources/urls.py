@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotator.api.resources import annotations, imports, issues, public, studies
+from annotator.api.resources import annotations, imports, issues, public, public_release_urls, studies
 
 urlpatterns = [
     path("repositories/", issues.RepositoryListApi.as_view(), name="repository_list"),
@@ -21,4 +21,5 @@ urlpatterns = [
     path(
         "public/studies/<slug:slug>/agreement/", public.PublicStudyAgreementApi.as_view(), name="public_study_agreement"
     ),
+    *public_release_urls.urlpatterns,
 ]

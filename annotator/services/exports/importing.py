@@ -402,7 +402,8 @@ def _import(package: _Package, checked: _Checked, name: str, owner, actor) -> St
         assignment_mode=record.get("assignment_mode", Study.AssignmentMode.BALANCED),
         blind=record.get("blind", True),
         guidelines=record.get("guidelines", ""),
-        phase=record.get("phase", Study.Phase.ADJUDICATION),
+        # A study is published here only by publishing a release of it: an imported "published" study is not yet.
+        phase=_imported_phase(record.get("phase", Study.Phase.ADJUDICATION)),
         agreement_threshold=record.get("agreement_threshold", 0.8),
         pilot_size=record.get("pilot_size", 0),
         created_by=owner,
@@ -601,3 +602,7 @@ def _resolutions(package, study_issues, codes, disputes, result) -> None:
             for resolution, (_, labels) in zip(created, rows, strict=True)
         )
         result.resolutions += len(created)
+
+
+def _imported_phase(phase: str) -> str:
+    return Study.Phase.ADJUDICATION if phase == Study.Phase.PUBLISHED else phase

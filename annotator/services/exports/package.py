@@ -166,7 +166,7 @@ def software_versions() -> list[tuple[str, str]]:
     return [("Python", platform.python_version())] + [(name, installed_version(name)) for name in SOFTWARE]
 
 
-def _readme(study: Study, record: dict, counts: dict[str, int]) -> str:
+def _readme(study: Study, record: dict, counts: dict[str, int], citation: str | None = None) -> str:
     taxonomy = study.taxonomy_version.taxonomy
     lines = [
         f"# Replication package: {study.name}",
@@ -193,7 +193,7 @@ def _readme(study: Study, record: dict, counts: dict[str, int]) -> str:
             f"{r['pool_size']} | {r['drawn']} |"
         )
     lines += ["", "## How to cite", ""]
-    lines.append(f"Cite the study that made this dataset: {study.name}.")
+    lines.append(citation or f"Cite the study that made this dataset: {study.name}.")
     if taxonomy.citation:
         lines += ["", f"The taxonomy: {taxonomy.citation}"]
     if taxonomy.license:
@@ -213,9 +213,15 @@ def _readme(study: Study, record: dict, counts: dict[str, int]) -> str:
 
 
 def replication_package_write(
-    *, study: Study, target: Path, progress: Callable[[str, int, int], None] | None = None
+    *,
+    study: Study,
+    target: Path,
+    progress: Callable[[str, int, int], None] | None = None,
+    citation: str | None = None,
 ) -> dict[str, int]:
-    """Write the zip to ``target``; returns the rows per file. ``progress(step, done, total)`` per file."""
+    """Write the zip to ``target``; returns the rows per file. ``progress(step, done, total)`` per file.
+
+    ``citation``: how to cite the package (a release's suggested citation); else the study's name."""
     # Imported here: the agreement code brings numpy, scipy and statsmodels, which a web worker that serves
     # only raters never needs in memory.
     from annotator.services.agreement import TABLE_COLUMNS, agreement_report, report_rows
@@ -253,7 +259,7 @@ def replication_package_write(
             counts[name] = lines - 1 if name.endswith(".csv") else lines if name.endswith(".jsonl") else 1
         if progress:
             progress("README.md", len(steps), total)
-        _write(folder / "README.md", [_readme(study, record, counts)])
+        _write(folder / "README.md", [_readme(study, record, counts, citation)])
         files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
         if progress:
             progress(MANIFEST, len(steps) + 1, total)

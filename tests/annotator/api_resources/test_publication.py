@@ -3,7 +3,7 @@
 import pytest
 from django.test import Client
 
-from annotator.models import PhaseChange, Study
+from annotator.models import PhaseChange, Release, Study
 from annotator.services.publication import study_publish, study_unpublish
 from core.errors import ConflictError, DomainError, PermissionDeniedError
 from taxonomy.models import TaxonomyVersion
@@ -114,10 +114,13 @@ def test_public_study_has_the_taxonomy_with_definitions_and_counts(published):
     assert body["links"]["dataset"].endswith(f"/api/v1/public/studies/{published.study.slug}/dataset/")
 
 
-def test_public_dataset_uses_codes_and_pseudonyms_only(published, users):
+def test_public_dataset_uses_codes_and_pseudonyms_only(labelled, users):
     from annotator.models import Resolution
+    from annotator.services.publication import study_publish
 
-    Resolution.objects.filter(study_issue__study=published.study).update(note="rater_a convinced rater_b")
+    Resolution.objects.filter(study_issue__study=labelled.study).update(note="rater_a convinced rater_b")
+    study_publish(study=labelled.study, actor=users["owner"])
+    published = labelled
     response = Client().get(f"/api/v1/public/studies/{published.study.slug}/dataset/")
     text = response.content.decode()
     body = response.json()
@@ -132,7 +135,7 @@ def test_public_dataset_uses_codes_and_pseudonyms_only(published, users):
 
 def test_public_csv_is_pseudonymised(published):
     response = Client().get(f"/api/v1/public/studies/{published.study.slug}/dataset/?format=csv")
-    text = b"".join(response.streaming_content).decode()
+    text = response.content.decode()
     lines = text.strip().splitlines()
     assert lines[0].startswith("position,round,repository") and len(lines) == 6
     assert "R1: symptom-0" in text
@@ -154,7 +157,8 @@ def test_public_page_shows_summary_taxonomy_and_downloads(published):
     assert page.status_code == 200
     html = page.content.decode()
     assert published.study.name in html and "Definition of root_cause leaf 0." in html
-    assert f"/api/v1/public/studies/{published.study.slug}/dataset/?format=csv" in html
+    assert f"/api/v1/public/studies/{published.study.slug}/releases/1/dataset/?format=csv" in html
+    assert "Release 1 of" in html and f"/p/{published.study.slug}/releases/1/" in html
     assert "<script>" not in html and "style=" not in html  # the CSP forbids inline code
 
 
@@ -171,7 +175,18 @@ def test_public_study_list_queries_do_not_grow_with_studies(published, users):
 
     small, count = queries()
     assert count == 1
+    first = Release.objects.get(study=published.study)
     for i in range(9):
         study = make_study(owner=users["owner"], raters=[users["rater_a"], users["rater_b"]], name=f"more {i}")
         Study.objects.filter(pk=study.pk).update(phase=Study.Phase.PUBLISHED)
+        for number in (1, 2):  # only the latest of a study's releases is listed
+            Release.objects.create(
+                study=study,
+                number=number,
+                taxonomy_version=first.taxonomy_version,
+                created_at=first.created_at,
+                change_note="" if number == 1 else "more",
+                content_sha256=f"{i}{number}",
+                figures=first.figures | {"slug": study.slug, "name": study.name},
+            )
     assert queries() == (small, 10)

@@ -90,8 +90,10 @@ def test_the_owners_final_csv_has_the_public_columns(layered, client_for):
     assert {r["position"]: r["disagreements"] for r in records}[first] == ["root_cause"]
 
 
-def test_the_public_dataset_carries_both_layers(layered, client_for):
-    Study.objects.filter(pk=layered.study.pk).update(phase=Study.Phase.PUBLISHED)
+def test_the_public_dataset_carries_both_layers(layered, users, client_for):
+    from annotator.services.publication import study_publish
+
+    study_publish(study=layered.study, actor=users["owner"])
     slug = layered.study.slug
     rows = client_for("outsider").get(f"/api/v1/public/studies/{slug}/dataset/").json()["results"]
     first = Resolution.objects.get(study_issue_id=layered.issue_ids[0]).study_issue.position
@@ -102,7 +104,7 @@ def test_the_public_dataset_carries_both_layers(layered, client_for):
     assert raters["R2"]["independent"]["labels"]["root_cause"] == [code[layered.cats["root_cause"][1].pk]]
     assert row["disagreements"] == ["root_cause"]
     response = client_for("outsider").get(f"/api/v1/public/studies/{slug}/dataset/?format=csv")
-    table = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    table = list(csv.DictReader(io.StringIO(response.content.decode())))
     (line,) = [line for line in table if line["position"] == str(first)]
     assert f"R2: {code[layered.cats['root_cause'][1].pk]}" in line["root_cause_raters_independent"]
     assert f"R2: {code[layered.cats['root_cause'][0].pk]}" in line["root_cause_raters"]
