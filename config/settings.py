@@ -84,6 +84,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "core.middleware.ContentSecurityPolicyMiddleware",
+    "core.middleware.ApiNotFoundMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -257,11 +258,11 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PARSER_CLASSES": [
-        "core.parsers.BoundedJSONParser",
-        "core.parsers.BoundedFormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # The API reads JSON bodies only (a form cannot say null, a list or a nested object): any other body
+    # answers 415 before it is read.
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.BoundedJSONParser"],
+    # OPTIONS is not part of the API (the schema describes every operation): it answers 405.
+    "DEFAULT_METADATA_CLASS": None,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
