@@ -288,10 +288,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    # The error answers every operation can give, with their one body (core.schema).
+    # The error answers every operation can give, with their one body; no NUL in any request text (core.schema).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.schema.add_common_errors",
+        "core.schema.forbid_nul_in_requests",
     ],
     # `<id:...>` in URLs: an id the database can hold (core.converters.IdConverter).
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1, "format": "int64"}},

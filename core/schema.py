@@ -45,3 +45,31 @@ def add_common_errors(result: dict, generator, request, public: bool) -> dict:
                     status, {"description": description, "content": {"application/json": {"schema": reference}}}
                 )
     return result
+
+
+# No text column can hold a NUL character: the API refuses it in every body and query parameter (400).
+NO_NUL = r"^[^\x00]*$"
+
+
+def _forbid_nul(schema: dict) -> None:
+    if not isinstance(schema, dict):
+        return
+    if schema.get("type") == "string" and not ({"enum", "format", "pattern"} & set(schema)):
+        schema["pattern"] = NO_NUL
+    for part in schema.get("properties", {}).values():
+        _forbid_nul(part)
+    for key in ("items", "additionalProperties"):  # (keys of a mapping: OpenAPI 3.0 has no propertyNames)
+        _forbid_nul(schema.get(key))
+
+
+def forbid_nul_in_requests(result: dict, generator, request, public: bool) -> dict:
+    """drf-spectacular postprocessing hook: request bodies and text query parameters say they hold no NUL."""
+    for name, schema in result.get("components", {}).get("schemas", {}).items():
+        if name.endswith("Request"):  # COMPONENT_SPLIT_REQUEST: the request side of each serializer
+            _forbid_nul(schema)
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []) if isinstance(operation, dict) else []:
+                if parameter.get("in") == "query":
+                    _forbid_nul(parameter.get("schema", {}))
+    return result

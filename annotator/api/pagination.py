@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from annotator.selectors.issues import Cursor
+from annotator.selectors.issues import CURSOR_PATTERN, Cursor
 from annotator.selectors.issues import _beyond as beyond_cursor
 from core.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, BoundedLimitOffsetPagination, whole_number
 
@@ -37,11 +37,11 @@ class IssueCursorPagination(BasePagination):
         return whole_number(request, self.page_size_query_param, low=1, high=MAX_PAGE_SIZE, default=DEFAULT_PAGE_SIZE)
 
     def _cursor(self, request: Request) -> tuple[Cursor | None, bool]:
-        text = request.query_params.get(self.cursor_query_param, "").strip()
+        text = request.query_params.get(self.cursor_query_param)
         direction = request.query_params.get(self.direction_query_param, "next")
         if direction not in {"next", "previous"}:
             raise ValidationError({self.direction_query_param: ["Either 'next' or 'previous'."]})
-        if not text:
+        if text is None:
             return None, False
         cursor = Cursor.decode(text)
         if cursor is None:
@@ -107,7 +107,7 @@ class IssueCursorPagination(BasePagination):
                 "required": False,
                 "in": "query",
                 "description": "The cursor from a `next` or `previous` link; absent for the first page.",
-                "schema": {"type": "string"},
+                "schema": {"type": "string", "pattern": f"^{CURSOR_PATTERN}$"},
             },
             {
                 "name": self.direction_query_param,

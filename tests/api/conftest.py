@@ -18,11 +18,12 @@ def world(users, outsider):
     return build_world(users)
 
 
-def build_api_world(users) -> SimpleNamespace:
+def build_api_world(users, *, others=()) -> SimpleNamespace:
     """A published study (labelled by both raters), an open one where rater A still has work, an import job.
 
     What the contract tests (schemathesis, the generated client) call every operation against: ``ids`` per
-    resource of the path, the published study's slug, and tokens of the owner and of rater A.
+    resource of the path, the published study's slug, and tokens of the owner, of rater A and (in ``tokens``,
+    by username) of the ``others``.
     """
     from rest_framework.authtoken.models import Token
 
@@ -57,4 +58,5 @@ def build_api_world(users) -> SimpleNamespace:
         ids=ids,
         owner=Token.objects.create(user=users["owner"]).key,
         rater=Token.objects.create(user=users["rater_a"]).key,
+        tokens={user.username: Token.objects.create(user=user).key for user in others},
     )
