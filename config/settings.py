@@ -292,7 +292,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.schema.add_common_errors",
-        "core.schema.forbid_nul_in_requests",
+        "core.schema.requests_as_checked",
     ],
     # `<id:...>` in URLs: an id the database can hold (core.converters.IdConverter).
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1, "format": "int64"}},

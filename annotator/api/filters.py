@@ -1,5 +1,7 @@
 """Query-string filters of the API's lists (django-filter), documented in the schema from these classes."""
 
+from datetime import UTC, datetime
+
 from django import forms
 from django.db.models import QuerySet
 from django_filters import rest_framework as filters
@@ -79,10 +81,19 @@ class IssueFilterSet(StrictFilterSet):
             )
         )
         if data.get("created_after"):
-            selected = selected.filter(created__gte=data["created_after"])
+            selected = selected.filter(created__gte=_utc(data["created_after"]))
         if data.get("created_before"):
-            selected = selected.filter(created__lt=data["created_before"])
+            selected = selected.filter(created__lt=_utc(data["created_before"]))
         return selected
+
+
+def _utc(moment: datetime) -> datetime:
+    """The time in UTC: PostgreSQL refuses offsets beyond 16 hours, ISO 8601 allows them up to 24. A time
+    that leaves the calendar in UTC (year 0 or 10000) becomes its first or last moment: the same filter."""
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        return (datetime.min if moment.year == 1 else datetime.max).replace(tzinfo=UTC)
 
 
 class MyAnnotationFilterSet(StrictFilterSet):

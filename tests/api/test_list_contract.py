@@ -57,3 +57,11 @@ def test_options_is_not_part_of_the_api(world, api_as):
     response = api_as("owner").options(f"/api/v1/studies/{world.study.pk}/replication-packages/")
     assert response.status_code == 405
     assert response.json()["error"]["code"] == "method_not_allowed"
+
+
+@pytest.mark.parametrize(
+    "moment", ["0720-08-27T07:08:11.5-20:35", "0001-01-01T00:00:00+05:00", "9999-12-31T23:59:59-23:00"]
+)
+def test_issue_dates_with_any_iso_offset_filter_without_a_server_error(world, api_as, moment):
+    for name in ("created_after", "created_before"):
+        assert api_as("owner").get("/api/v1/issues/", {name: moment}).status_code == 200, name

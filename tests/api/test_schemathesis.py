@@ -13,6 +13,7 @@ import schemathesis
 from django.core import signals
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
+from schemathesis.core.parameters import ParameterLocation
 
 from config.wsgi import application
 from tests.api.conftest import build_api_world
@@ -29,6 +30,25 @@ schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
 # phase's hundreds of boundary cases per operation, which the first role runs.
 other_roles_schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
 other_roles_schema.config.phases.update(phases=["examples", "fuzzing"])
+
+
+def filter_body(context, body) -> bool:
+    """No NUL in the keys of a mapping: docs/api.md says so and the API answers 400, but OpenAPI 3.0 has no
+    way to say it of keys (text values carry the pattern). Only bodies breaking that one rule are left out."""
+    stack = [body]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if any("\x00" in str(key) for key in item):
+                return False
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
+schema.hook(filter_body)
+other_roles_schema.hook(filter_body)
 
 
 @pytest.fixture(autouse=True)
@@ -48,7 +68,14 @@ def data(users, outsider, db):
 
 
 def _aim(case, data) -> None:
-    """Point most generated ids and slugs at objects that exist (the rest keep exploring 404s)."""
+    """Point most generated ids and slugs at objects that exist (the rest keep exploring 404s).
+
+    A path generated to break its schema (negative mode) stays as generated: aimed at an existing object
+    it would become valid, and the check would then expect the refusal of a request that is fine."""
+    components = case.meta.components if case.meta is not None else {}
+    path = components.get(ParameterLocation.PATH)
+    if path is not None and path.mode.is_negative:
+        return
     params = case.path_parameters or {}
     resource = case.path.split("/")[3] if case.path.count("/") > 3 else ""
     if isinstance(params.get("id"), int) and params["id"] % 4 != 1 and data.ids.get(resource):

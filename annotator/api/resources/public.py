@@ -203,6 +203,8 @@ class PublicStudyDatasetApi(generics.GenericAPIView):
         study = published_study_get(slug=slug)
         context = DatasetContext(study)
         if request.accepted_renderer.format == "csv":
+            self.paginator.get_limit(request)  # the whole dataset, but a malformed limit/offset is still a 400
+            self.paginator.get_offset(request)
             response = StreamingHttpResponse(_csv(context), content_type="text/csv; charset=utf-8")
             response["Content-Disposition"] = f'attachment; filename="{study.slug}-dataset.csv"'
             return response
