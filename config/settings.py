@@ -85,6 +85,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "core.middleware.ContentSecurityPolicyMiddleware",
+    "core.middleware.ApiNotFoundMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -260,11 +261,11 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PARSER_CLASSES": [
-        "core.parsers.BoundedJSONParser",
-        "core.parsers.BoundedFormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # The API reads JSON bodies only (a form cannot say null, a list or a nested object): any other body
+    # answers 415 before it is read.
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.BoundedJSONParser"],
+    # OPTIONS is not part of the API (the schema describes every operation): it answers 405.
+    "DEFAULT_METADATA_CLASS": None,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
@@ -290,10 +291,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    # The error answers every operation can give, with their one body (core.schema).
+    # The error answers every operation can give, with their one body; no NUL in any request text (core.schema).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.schema.add_common_errors",
+        "core.schema.requests_as_checked",
     ],
     # `<id:...>` in URLs: an id the database can hold (core.converters.IdConverter).
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1, "format": "int64"}},

@@ -5,8 +5,10 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from core import views as core_views
 from core import views_account, views_tokens
+from core.api_index import ApiIndexApi
 
 api_v1 = [
+    path("", ApiIndexApi.as_view(), name="index"),
     path("", include("annotator.api.urls")),
     path("", include("taxonomy.api.urls")),
 ]

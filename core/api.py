@@ -10,11 +10,12 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, TooManyFieldsSent
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
-from rest_framework import exceptions, status
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from .errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError, UnavailableError
+from .parsers import RequestTooLarge
 
 # Codes match DRF's own (not_found, permission_denied, ...) so clients test one vocabulary.
 # The base DomainError keeps "domain": the labelling page tells rule messages from field errors by it.
@@ -59,14 +60,6 @@ def error_body(code: str, message: str, fields: Any = None) -> dict[str, Any]:
     if fields:
         body["fields"] = _bounded_fields(fields)
     return {"error": body}
-
-
-class RequestTooLarge(exceptions.APIException):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_code = "request_too_large"
-
-    def __init__(self, limit: int):
-        super().__init__(f"The request body is larger than {limit:,} bytes.")
 
 
 def _domain_code(exc: DomainError) -> str:

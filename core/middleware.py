@@ -103,3 +103,27 @@ def _bad_parameter(request: HttpRequest, message: str) -> HttpResponse:
     if request.path.startswith(API_PREFIX):
         return JsonResponse(error_body("invalid_parameter", message), status=400)
     return defaults.bad_request(request, SuspiciousOperation(message))
+
+
+class ApiNotFoundMiddleware:
+    """An unknown address under /api/ answers the API's JSON 404 body, with DEBUG on as well as off.
+
+    With DEBUG off Django renders ``handler404`` (core.api.not_found) already; with DEBUG on it renders its
+    technical HTML page instead, which an API client cannot read. A 404 a view answered in JSON passes as it
+    is, and CommonMiddleware still redirects ``/api/v1/studies`` to ``/api/v1/studies/``.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        from .api import API_PREFIX, not_found
+
+        response = self.get_response(request)
+        if (
+            response.status_code == 404
+            and request.path.startswith(API_PREFIX)
+            and not response.get("Content-Type", "").startswith("application/json")
+        ):
+            return not_found(request)
+        return response

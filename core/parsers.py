@@ -1,19 +1,25 @@
-"""API body parsers with bounds: size, number of keys, and no NUL in any text.
+"""The API's body parser (JSON only) with bounds: size, number of keys, and no NUL in any text.
 
-These read at most DATA_UPLOAD_MAX_MEMORY_SIZE (413 past it; core.api turns Django's own
-RequestDataTooBig into the same answer), count the keys of every JSON object as it is parsed
+This reads at most DATA_UPLOAD_MAX_MEMORY_SIZE (413 past it; core.api turns Django's own
+RequestDataTooBig into the same answer), counts the keys of every JSON object as it is parsed
 (400 past API_JSON_MAX_KEYS, so a body of a hundred thousand unknown keys is refused before any
-serializer or service looks at it), and refuse text no database column can hold.
+serializer or service looks at it), and refuses text no database column can hold.
 """
 
 from django.conf import settings
-from django.core.exceptions import TooManyFieldsSent
-from django.http import QueryDict
-from rest_framework import exceptions
-from rest_framework.parsers import FormParser, JSONParser, get_encoding
+from rest_framework import exceptions, status
+from rest_framework.parsers import JSONParser, get_encoding
 from rest_framework.utils import json
 
-from .api import RequestTooLarge
+
+class RequestTooLarge(exceptions.APIException):
+    """413 (here, not in core.api: DRF imports this module while core.api imports DRF's views)."""
+
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "request_too_large"
+
+    def __init__(self, limit: int):
+        super().__init__(f"The request body is larger than {limit:,} bytes.")
 
 
 class _TooManyKeys(Exception):
@@ -74,14 +80,3 @@ class BoundedJSONParser(JSONParser):
         if _has_nul(data):
             raise exceptions.ParseError("Text may not contain NUL characters.")
         return data
-
-
-class BoundedFormParser(FormParser):
-    def parse(self, stream, media_type=None, parser_context=None):
-        raw = read_bounded(stream)
-        try:
-            return QueryDict(raw, encoding=get_encoding(parser_context or {}))
-        except TooManyFieldsSent:
-            raise exceptions.ParseError(
-                f"The form has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} fields."
-            ) from None

@@ -44,4 +44,48 @@ def add_common_errors(result: dict, generator, request, public: bool) -> dict:
                 operation["responses"].setdefault(
                     status, {"description": description, "content": {"application/json": {"schema": reference}}}
                 )
+            if _answers_csv_on_request(operation):  # ?format=csv: its errors are a CSV with one `error` cell
+                for status, answer in operation["responses"].items():
+                    if status[0] in "45":
+                        content = answer.setdefault("content", {})
+                        content.setdefault("application/json", {"schema": reference})
+                        content.setdefault("text/csv", {"schema": {"type": "string"}})
+    return result
+
+
+def _answers_csv_on_request(operation: dict) -> bool:
+    return any(
+        parameter.get("name") == "format" and "csv" in parameter.get("schema", {}).get("enum", [])
+        for parameter in operation.get("parameters", [])
+    )
+
+
+# No text column can hold a NUL character: the API refuses it in every body and query parameter (400).
+NO_NUL = r"^[^\x00]*$"
+
+
+def _forbid_nul(schema: dict) -> None:
+    if not isinstance(schema, dict):
+        return
+    if schema.get("type") == "string" and not ({"enum", "format", "pattern"} & set(schema)):
+        schema["pattern"] = NO_NUL
+    for part in schema.get("properties", {}).values():
+        _forbid_nul(part)
+    for key in ("items", "additionalProperties"):  # (keys of a mapping: OpenAPI 3.0 has no propertyNames)
+        _forbid_nul(schema.get(key))
+
+
+def requests_as_checked(result: dict, generator, request, public: bool) -> dict:
+    """drf-spectacular postprocessing hook: request bodies and text query parameters say they hold no NUL,
+    and a request body names only its fields (the API ignores others, but checks every text for NUL)."""
+    for name, schema in result.get("components", {}).get("schemas", {}).items():
+        if name.endswith("Request"):  # COMPONENT_SPLIT_REQUEST: the request side of each serializer
+            _forbid_nul(schema)
+            if "properties" in schema:
+                schema.setdefault("additionalProperties", False)
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []) if isinstance(operation, dict) else []:
+                if parameter.get("in") == "query":
+                    _forbid_nul(parameter.get("schema", {}))
     return result

@@ -1,5 +1,6 @@
 """GET /api/v1/studies/{id}/agreement/: the study's agreement report as JSON, or as CSV with ?format=csv."""
 
+import re
 from collections.abc import Iterable
 
 from drf_spectacular.types import OpenApiTypes
@@ -234,13 +235,39 @@ class AgreementReportOutputSerializer(serializers.Serializer):
     gate = _Gate(required=False, help_text="While the study is in its pilot: each dimension against the threshold.")
 
 
+MAX_NUMBER = 2**63 - 1
+PAIR_PATTERN = r"^([0-9]{1,18}|[Rr][0-9]{1,9})-([0-9]{1,18}|[Rr][0-9]{1,9})$"
+BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
+
+
 def _int(request: Request, name: str) -> int | None:
-    text = request.query_params.get(name, "").strip()
-    if not text:
+    text = request.query_params.get(name)
+    if text is None:
         return None
-    if not text.isdigit():
-        raise serializers.ValidationError({name: [f"'{name}' must be a whole number; got '{text}'."]})
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_NUMBER:
+        raise serializers.ValidationError({name: [f"'{name}' must be a whole number from 1; got '{text[:40]}'."]})
     return int(text)
+
+
+def _bool(request: Request, name: str) -> bool:
+    text = request.query_params.get(name, "false")
+    if text.lower() not in BOOLEANS:
+        raise serializers.ValidationError({name: [f"'{name}' is true or false; got '{text[:40]}'."]})
+    return BOOLEANS[text.lower()]
+
+
+def _pair_text(request: Request) -> str | None:
+    text = request.query_params.get("pair")
+    if text is not None and not re.fullmatch(PAIR_PATTERN, text):
+        raise serializers.ValidationError(
+            {"pair": [f"Two rater ids (12-15) or pseudonyms (R1-R2); got '{text[:40]}'."]}
+        )
+    return text
+
+
+def _number(name: str, description: str) -> OpenApiParameter:
+    schema = {"type": "integer", "minimum": 1, "maximum": MAX_NUMBER, "format": "int64"}
+    return OpenApiParameter(name, schema, description=description)
 
 
 class StudyAgreementApi(APIView):
@@ -262,22 +289,24 @@ class StudyAgreementApi(APIView):
             "discussion), with cells that could run as spreadsheet formulas prefixed by a quote."
         ),
         parameters=[
-            OpenApiParameter("round", OpenApiTypes.INT, description="Only the issues of this round."),
+            _number("round", "Only the issues of this round (404 if the study has no such round)."),
             OpenApiParameter(
-                "pair", OpenApiTypes.STR, description="Two rater ids (12-15) or pseudonyms (R1-R2): only this pair."
+                "pair",
+                {"type": "string", "pattern": PAIR_PATTERN},
+                description="Two rater ids (12-15) or pseudonyms (R1-R2): only this pair (404: no labels in common).",
             ),
             OpenApiParameter(
-                "bootstrap", OpenApiTypes.BOOL, description="Add seeded bootstrap intervals to each summary."
+                "bootstrap", OpenApiTypes.BOOL, description="true: add seeded bootstrap intervals to each summary."
             ),
-            OpenApiParameter("level", OpenApiTypes.INT, description="Taxonomy level (1 = top) instead of the leaf."),
+            _number("level", "Taxonomy level (1 = top) instead of the leaf."),
             OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"], description="json (default) or csv."),
         ],
         responses={
             (200, "application/json"): AgreementReportOutputSerializer,
             (200, "text/csv"): OpenApiTypes.STR,
-            400: OpenApiResponse(description="A filter is malformed or names no round / pair of this study."),
+            400: OpenApiResponse(description="A filter is malformed."),
             403: OpenApiResponse(description="A rater of a blind, unpublished study."),
-            404: OpenApiResponse(description="No such study, or not a member of it."),
+            404: OpenApiResponse(description="No such study, not a member of it, or no such round or rater pair."),
         },
     )
     def get(self, request: Request, pk: int) -> Response:
@@ -298,10 +327,10 @@ class StudyAgreementApi(APIView):
         report = agreement_report(
             study=study,
             round_number=_int(request, "round"),
-            pair=parse_pair(request.query_params.get("pair", "").strip(), aliases),
+            pair=parse_pair(_pair_text(request), aliases),
             level=_int(request, "level"),
             version=version,
-            bootstrap=request.query_params.get("bootstrap", "").strip().lower() in {"1", "true", "yes"},
+            bootstrap=_bool(request, "bootstrap"),
         )
         report = report_with_aliases(report, aliases)
         full = access == FULL

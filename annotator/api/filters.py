@@ -1,8 +1,11 @@
 """Query-string filters of the API's lists (django-filter), documented in the schema from these classes."""
 
+from datetime import UTC, datetime
+
 from django import forms
 from django.db.models import QuerySet
 from django_filters import rest_framework as filters
+from drf_spectacular.utils import extend_schema_field
 
 from annotator.models import Annotation, Assignment, ImportJob, Issue
 from annotator.selectors.issues import IssueFilters, issues_filtered
@@ -10,6 +13,7 @@ from annotator.selectors.issues import IssueFilters, issues_filtered
 MAX_ID = 2**63 - 1  # the largest id a database integer column holds
 
 
+@extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_ID, "format": "int64"})
 class IdFilter(filters.NumberFilter):
     """A whole-number id; out-of-range values are a 400, not a database overflow."""
 
@@ -21,20 +25,42 @@ class IdFilter(filters.NumberFilter):
         super().__init__(*args, **kwargs)
 
 
-class IssueFilterSet(filters.FilterSet):
+@extend_schema_field({"type": "string", "minLength": 1})
+class TextFilter(filters.CharFilter):
+    """Free text; present means not empty (leave the parameter out for no filter)."""
+
+
+class StrictFilterSet(filters.FilterSet):
+    """Refuses what the schema does not allow, where django-filter would quietly drop the filter: a parameter
+    sent empty, or a boolean other than true / false."""
+
+    def is_valid(self) -> bool:
+        valid = super().is_valid()
+        for name, declared in self.filters.items():
+            value = self.data.get(name)
+            if value is None:
+                continue
+            if value == "":
+                self.form.add_error(name, "Leave the parameter out for no filter; it may not be empty.")
+            elif isinstance(declared, filters.BooleanFilter) and value not in {"true", "false"}:
+                self.form.add_error(name, f"Either true or false; got '{value[:40]}'.")
+        return valid and not self.form.errors
+
+
+class IssueFilterSet(StrictFilterSet):
     """Issue filters; search and label matching are the issue list page's own (annotator.selectors.issues)."""
 
     repository = IdFilter(help_text="Repository id (see /api/v1/repositories/).")
     state = filters.ChoiceFilter(choices=[c for c in Issue.State.choices if c[0]])
     kind = filters.ChoiceFilter(choices=Issue.Kind.choices)
-    label = filters.CharFilter(help_text="One label of the issue on its host, matched exactly, e.g. `bug`.")
+    label = TextFilter(help_text="One label of the issue on its host, matched exactly, e.g. `bug`.")
     created_after = filters.IsoDateTimeFilter(
         field_name="created", lookup_expr="gte", help_text="Created at or after this time (ISO 8601)."
     )
     created_before = filters.IsoDateTimeFilter(
         field_name="created", lookup_expr="lt", help_text="Created before this time (ISO 8601)."
     )
-    search = filters.CharFilter(
+    search = TextFilter(
         help_text='Words that must all appear in the title or body; "a phrase" in quotes; #123 for issue number 123.'
     )
 
@@ -55,13 +81,22 @@ class IssueFilterSet(filters.FilterSet):
             )
         )
         if data.get("created_after"):
-            selected = selected.filter(created__gte=data["created_after"])
+            selected = selected.filter(created__gte=_utc(data["created_after"]))
         if data.get("created_before"):
-            selected = selected.filter(created__lt=data["created_before"])
+            selected = selected.filter(created__lt=_utc(data["created_before"]))
         return selected
 
 
-class MyAnnotationFilterSet(filters.FilterSet):
+def _utc(moment: datetime) -> datetime:
+    """The time in UTC: PostgreSQL refuses offsets beyond 16 hours, ISO 8601 allows them up to 24. A time
+    that leaves the calendar in UTC (year 0 or 10000) becomes its first or last moment: the same filter."""
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        return (datetime.min if moment.year == 1 else datetime.max).replace(tzinfo=UTC)
+
+
+class MyAnnotationFilterSet(StrictFilterSet):
     study = IdFilter(field_name="assignment__study_issue__study_id", help_text="Only this study.")
     status = filters.ChoiceFilter(
         field_name="assignment__status", choices=Assignment.Status.choices, help_text="The assignment's status."
@@ -75,7 +110,7 @@ class MyAnnotationFilterSet(filters.FilterSet):
         fields: list[str] = []
 
 
-class ImportJobFilterSet(filters.FilterSet):
+class ImportJobFilterSet(StrictFilterSet):
     kind = filters.ChoiceFilter(choices=ImportJob.Kind.choices)
     status = filters.ChoiceFilter(choices=ImportJob.Status.choices)
 

@@ -4,7 +4,8 @@ Issues use keyset ("cursor") pagination on the (-created, -id) index: a page cos
 millionth row as at the first, and rows inserted while a client pages through never make it see a
 row twice or skip one. Issues may have no creation date, so DRF's CursorPagination (which seeks on
 the first ordering field alone) cannot be used: the cursor here is the issue list's own keyset.
-Smaller, bounded lists keep limit/offset.
+Smaller, bounded lists keep limit/offset (core.pagination); both validate their parameters alike (1 to 200
+rows, a bad value is a 400 naming it).
 """
 
 from collections import OrderedDict
@@ -13,23 +14,16 @@ from typing import Any
 from django.db import connections
 from django.db.models import QuerySet
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import BasePagination, LimitOffsetPagination
+from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from annotator.selectors.issues import Cursor
+from annotator.selectors.issues import CURSOR_PATTERN, Cursor
 from annotator.selectors.issues import _beyond as beyond_cursor
+from core.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, BoundedLimitOffsetPagination, whole_number
 
-DEFAULT_PAGE_SIZE = 50
-MAX_PAGE_SIZE = 200
-
-
-class BoundedLimitOffsetPagination(LimitOffsetPagination):
-    """limit/offset with a ceiling, so one request cannot ask for the whole table."""
-
-    default_limit = DEFAULT_PAGE_SIZE
-    max_limit = MAX_PAGE_SIZE
+__all__ = ["BoundedLimitOffsetPagination", "IssueCursorPagination"]
 
 
 class IssueCursorPagination(BasePagination):
@@ -40,19 +34,14 @@ class IssueCursorPagination(BasePagination):
     page_size_query_param = "page_size"
 
     def _page_size(self, request: Request) -> int:
-        text = request.query_params.get(self.page_size_query_param, "").strip()
-        if not text:
-            return DEFAULT_PAGE_SIZE
-        if not text.isdigit() or int(text) < 1:
-            raise ValidationError({self.page_size_query_param: [f"A whole number from 1 to {MAX_PAGE_SIZE}."]})
-        return min(int(text), MAX_PAGE_SIZE)
+        return whole_number(request, self.page_size_query_param, low=1, high=MAX_PAGE_SIZE, default=DEFAULT_PAGE_SIZE)
 
     def _cursor(self, request: Request) -> tuple[Cursor | None, bool]:
-        text = request.query_params.get(self.cursor_query_param, "").strip()
-        direction = request.query_params.get(self.direction_query_param, "next").strip() or "next"
+        text = request.query_params.get(self.cursor_query_param)
+        direction = request.query_params.get(self.direction_query_param, "next")
         if direction not in {"next", "previous"}:
             raise ValidationError({self.direction_query_param: ["Either 'next' or 'previous'."]})
-        if not text:
+        if text is None:
             return None, False
         cursor = Cursor.decode(text)
         if cursor is None:
@@ -118,7 +107,7 @@ class IssueCursorPagination(BasePagination):
                 "required": False,
                 "in": "query",
                 "description": "The cursor from a `next` or `previous` link; absent for the first page.",
-                "schema": {"type": "string"},
+                "schema": {"type": "string", "pattern": f"^{CURSOR_PATTERN}$"},
             },
             {
                 "name": self.direction_query_param,

@@ -3,14 +3,14 @@
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
-from rest_framework import serializers
+from rest_framework import generics, serializers
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotator.api.pagination import BoundedLimitOffsetPagination
 from annotator.models import Resolution
 from annotator.selectors.resolution_values import category_ids, proposals_of, resolution_labels
 from annotator.selectors.resolutions import (
@@ -156,8 +156,10 @@ class ResolutionRecordInputSerializer(serializers.Serializer):
     note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
 
 
-class StudyResolutionsApi(APIView):
+class StudyResolutionsApi(generics.GenericAPIView):
     permission_classes = [IsAuthenticated]
+    pagination_class = BoundedLimitOffsetPagination
+    filter_backends: list = []
 
     @extend_schema(
         tags=TAGS,
@@ -168,21 +170,20 @@ class StudyResolutionsApi(APIView):
                 "status",
                 OpenApiTypes.STR,
                 enum=[*STATUSES, "all"],
-                description="Only resolutions in this status; 'all' (or none) for every one.",
+                description="Only resolutions in this status; 'all' (the default) for every one.",
             )
         ],
         responses={200: ResolutionOutputSerializer(many=True), 400: ERRORS[400], 403: ERRORS[403], 404: ERRORS[404]},
     )
     def get(self, request: Request, pk: int) -> Response:
         study, resolutions = resolutions_for_study(user=request.user, pk=pk)
-        status = request.query_params.get("status", "").strip()
-        if status and status != "all":
-            if status not in STATUSES:
-                raise ValidationError({"status": [f"One of {', '.join([*STATUSES, 'all'])}; got '{status[:40]}'."]})
+        status = request.query_params.get("status", "all")
+        if status not in [*STATUSES, "all"]:
+            raise ValidationError({"status": [f"One of {', '.join([*STATUSES, 'all'])}; got '{status[:40]}'."]})
+        if status != "all":
             resolutions = resolutions.filter(status=status)
-        paginator = LimitOffsetPagination()
-        page = paginator.paginate_queryset(resolutions, request, view=self)
-        return paginator.get_paginated_response(
+        page = self.paginator.paginate_queryset(resolutions, request, view=self)
+        return self.paginator.get_paginated_response(
             ResolutionOutputSerializer(page, many=True, context=_context(request, study, page)).data
         )
 

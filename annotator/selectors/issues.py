@@ -44,6 +44,11 @@ class IssueFilters:
         return any((self.q, self.repository, self.state, self.kind, self.label))
 
 
+# A created time in microseconds from the epoch (16 digits: every time from 1654 to 2286 decodes, none
+# overflows a datetime) or n for none, then the id.
+CURSOR_PATTERN = r"(n|-?[0-9]{1,16})\.([0-9]{1,18})"
+
+
 @dataclass(frozen=True, slots=True)
 class Cursor:
     """A position in the (-created, -id) order: the created time (None sorts per database) and id."""
@@ -61,7 +66,7 @@ class Cursor:
     @classmethod
     def decode(cls, value: str | None) -> "Cursor | None":
         """The cursor in a page link, or None when absent or tampered with (then: the first page)."""
-        if not value or not (match := re.fullmatch(r"(n|-?\d{1,18})\.(\d{1,18})", value)):
+        if not value or not (match := re.fullmatch(CURSOR_PATTERN, value)):
             return None
         created = None if match.group(1) == "n" else _EPOCH + timedelta(microseconds=int(match.group(1)))
         return cls(created=created, id=int(match.group(2)))

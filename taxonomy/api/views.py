@@ -2,14 +2,16 @@
 
 from collections import Counter
 
-from django.db.models import Prefetch
+from django.db.models import Exists, OuterRef, Prefetch
 from drf_spectacular.utils import extend_schema
+from rest_framework import generics
 from rest_framework.exceptions import NotAuthenticated, NotFound
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.pagination import BoundedLimitOffsetPagination
 from taxonomy import selectors
 from taxonomy.models import Category, CategoryLineage, Taxonomy, TaxonomyVersion
 from taxonomy.services.changelog import taxonomy_history_markdown, version_changelog_markdown
@@ -33,7 +35,7 @@ def _visible_versions(request: Request):
 def _taxonomies(request: Request):
     return Taxonomy.objects.prefetch_related(
         Prefetch("versions", queryset=_visible_versions(request), to_attr="visible_versions")
-    ).order_by("name")
+    ).order_by("name", "id")
 
 
 def _counts(versions) -> dict[int, dict[str, int]]:
@@ -46,13 +48,21 @@ def _counts(versions) -> dict[int, dict[str, int]]:
     return {pk: dict(c) for pk, c in counts.items()}
 
 
-class TaxonomyListApi(APIView):
+class TaxonomyListApi(generics.GenericAPIView):
     permission_classes = [AllowAny]
+    pagination_class = BoundedLimitOffsetPagination
+    filter_backends: list = []
 
-    @extend_schema(tags=TAGS, operation_id="taxonomy_list", responses=TaxonomyListOutputSerializer(many=True))
+    @extend_schema(
+        tags=TAGS,
+        operation_id="taxonomy_list",
+        summary="Taxonomies with a version you may read (published ones; drafts too when signed in), by name",
+        responses=TaxonomyListOutputSerializer(many=True),
+    )
     def get(self, request: Request) -> Response:
-        taxonomies = [t for t in _taxonomies(request) if t.visible_versions]
-        return Response(TaxonomyListOutputSerializer(taxonomies, many=True).data)
+        readable = Exists(_visible_versions(request).filter(taxonomy=OuterRef("pk")))
+        page = self.paginator.paginate_queryset(_taxonomies(request).filter(readable), request, view=self)
+        return self.paginator.get_paginated_response(TaxonomyListOutputSerializer(page, many=True).data)
 
 
 class TaxonomyDetailApi(APIView):

@@ -1,36 +1,57 @@
-"""Schemathesis against our own schema: every operation, no server error, only documented answers.
+"""Schemathesis against our own schema: every operation, every default check (no server error, only
+documented status codes, content types, headers and bodies; valid requests accepted, invalid ones refused).
 
 Bounded (a few examples per operation) so the suite stays fast; requests go to the WSGI app in-process,
-never to the network. Clients authenticate with real tokens: reads as the study owner (who may read
-the most), writes as a rater with open work. Generated ids are mostly mapped onto existing objects so
+never to the network. Clients authenticate with real tokens: first as the role that may call each operation
+(the rater for annotations and assignments, the study owner, who may read the most, for the rest), then
+as an adjudicator and as a signed-in user in no study. Generated ids are mostly mapped onto existing objects so
 the checks reach the code behind the 404s.
 """
-
-from types import SimpleNamespace
 
 import pytest
 import schemathesis
 from django.core import signals
-from django.core.cache import cache
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
-from rest_framework.authtoken.models import Token
-from schemathesis.checks import (
-    content_type_conformance,
-    not_a_server_error,
-    response_headers_conformance,
-    status_code_conformance,
-)
+from schemathesis.core.parameters import ParameterLocation
 
 from config.wsgi import application
+from tests.api.conftest import build_api_world
 
-MAX_EXAMPLES = 12
+# Every operation runs in positive and negative mode: for the role that may call it, 6 generated examples
+# plus schemathesis' coverage phase (the boundaries of every documented parameter, not bound by this
+# number); for the other roles 3 examples. That keeps the module at a few minutes on two cores (about one
+# minute of it CPU; the rest is building the study world for each operation).
 FUZZ_EXAMPLES = 6
-RATER_WRITES = ("/api/v1/annotations/{id}/draft/", "/api/v1/annotations/{id}/submit/")
+OTHER_ROLE_EXAMPLES = 3
 
 schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
-reads = schema.include(method="GET")
-writes = schema.include(path=list(RATER_WRITES))
+# For the other roles the answers are mostly the 403/404 paths: generated examples, without the coverage
+# phase's hundreds of boundary cases per operation, which the first role runs.
+other_roles_schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
+other_roles_schema.config.phases.update(phases=["examples", "fuzzing"])
+
+
+def filter_body(context, body) -> bool:
+    """No NUL in the keys of a mapping: docs/api.md says so and the API answers 400, but OpenAPI 3.0 has no
+    way to say it of keys (text values carry the pattern). Only bodies breaking that one rule are left out."""
+    stack = [body]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if any("\x00" in str(key) for key in item):
+                return False
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
+schema.hook(filter_body)
+other_roles_schema.hook(filter_body)
+# A fixed seed: CI generates the same requests on every run, so a failure reproduces (change it to explore).
+for loaded in (schema, other_roles_schema):
+    loaded.config.seed = 20261202
 
 
 @pytest.fixture(autouse=True)
@@ -45,46 +66,19 @@ def _keep_the_test_connection():
 
 
 @pytest.fixture
-def data(users, db):
-    """A published study (labelled by both raters) and an open one where rater A still has work."""
-    from annotator.models import Annotation, ImportJob, Issue, Repository, StudyIssue
-    from annotator.services.publication import study_publish
-    from tests.annotator.api_resources.conftest import label_everything
-    from tests.annotator.studies.factories import draw, make_study
-    from tests.annotator.worlds import build_world
-
-    world = build_world(users, n_issues=3)
-    label_everything(world, users)
-    study_publish(study=world.study, actor=users["owner"])
-    open_study = make_study(
-        owner=users["owner"], raters=[users["rater_a"], users["rater_b"]], taxonomy=world.taxonomy, name="Open study"
-    )
-    draw(open_study, actor=users["owner"], size=3, seed=3)
-    ImportJob.objects.create(kind=ImportJob.Kind.FILE, status=ImportJob.Status.DONE, created_by=users["owner"])
-    cache.clear()  # no throttle counts carried over between operations
-    ids = {
-        "studies": [world.study.pk, open_study.pk],
-        "annotations": list(
-            Annotation.objects.filter(assignment__rater=users["rater_a"], submitted_at__isnull=True).values_list(
-                "pk", flat=True
-            )
-        ),
-        "issues": list(Issue.objects.values_list("pk", flat=True)),
-        "repositories": list(Repository.objects.values_list("pk", flat=True)),
-        "import-jobs": list(ImportJob.objects.values_list("pk", flat=True)),
-        "study-issues": list(StudyIssue.objects.values_list("pk", flat=True)),
-        "taxonomies": [world.taxonomy["version"].taxonomy.pk],
-    }
-    return SimpleNamespace(
-        slug=world.study.slug,
-        ids=ids,
-        owner=Token.objects.create(user=users["owner"]).key,
-        rater=Token.objects.create(user=users["rater_a"]).key,
-    )
+def data(users, outsider, db):
+    return build_api_world(users, others=[users["adjudicator"], outsider])
 
 
 def _aim(case, data) -> None:
-    """Point most generated ids and slugs at objects that exist (the rest keep exploring 404s)."""
+    """Point most generated ids and slugs at objects that exist (the rest keep exploring 404s).
+
+    A path generated to break its schema (negative mode) stays as generated: aimed at an existing object
+    it would become valid, and the check would then expect the refusal of a request that is fine."""
+    components = case.meta.components if case.meta is not None else {}
+    path = components.get(ParameterLocation.PATH)
+    if path is not None and path.mode.is_negative:
+        return
     params = case.path_parameters or {}
     resource = case.path.split("/")[3] if case.path.count("/") > 3 else ""
     if isinstance(params.get("id"), int) and params["id"] % 4 != 1 and data.ids.get(resource):
@@ -92,25 +86,6 @@ def _aim(case, data) -> None:
         params["id"] = choices[params["id"] % len(choices)]
     if resource == "public" and isinstance(params.get("slug"), str) and len(params["slug"]) % 4 != 1:
         params["slug"] = data.slug
-
-
-def run(case, data, token: str) -> None:
-    _aim(case, data)
-    case.call_and_validate(headers={"Authorization": f"Token {token}"}, checks=[not_a_server_error])
-
-
-@pytest.mark.django_db
-@reads.parametrize()
-@settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-def test_get_endpoints_never_fail_on_the_server(case, data):
-    run(case, data, data.owner)
-
-
-@pytest.mark.django_db
-@writes.parametrize()
-@settings(max_examples=MAX_EXAMPLES * 2, deadline=None, suppress_health_check=list(HealthCheck))
-def test_rater_writes_never_fail_on_the_server(case, data):
-    run(case, data, data.rater)
 
 
 everything = schema.include(path_regex=".*")
@@ -121,22 +96,22 @@ def _token_for(case, data) -> str:
     return data.rater if "/annotations/" in case.path or "/assignments/" in case.path else data.owner
 
 
-# Schemathesis' default checks that every operation passes. Still to pass before the rest join:
-# negative_data_rejection (list endpoints ignore a malformed limit/offset instead of answering 400),
-# positive_data_acceptance (a filter naming an id that does not exist answers 400) and
-# response_schema_conformance (two list responses differ from their documented shape).
-EVERY_OPERATION_CHECKS = [
-    not_a_server_error,
-    status_code_conformance,
-    content_type_conformance,
-    response_headers_conformance,
-]
-
-
+# Every default check of schemathesis: no server error, only documented status codes, content types and
+# headers, every answer conforming to its schema, schema-valid requests accepted, invalid ones refused.
 @pytest.mark.django_db
 @everything.parametrize()
 @settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-def test_every_operation_answers_as_documented_and_never_fails_on_the_server(case, data):
-    """Every API operation (reads and writes), never a server error, only documented status codes."""
+def test_every_operation_passes_every_default_check(case, data):
+    """Every API operation (reads and writes) answers as the schema documents it, under every default check."""
     _aim(case, data)
-    case.call_and_validate(headers={"Authorization": f"Token {_token_for(case, data)}"}, checks=EVERY_OPERATION_CHECKS)
+    case.call_and_validate(headers={"Authorization": f"Token {_token_for(case, data)}"})
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ["adjudicator", "outsider"])
+@other_roles_schema.include(path_regex=".*").parametrize()
+@settings(max_examples=OTHER_ROLE_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+def test_every_operation_passes_every_default_check_as_other_roles(case, data, role):
+    """The same checks for an adjudicator of the studies and for a signed-in user who is in none of them."""
+    _aim(case, data)
+    case.call_and_validate(headers={"Authorization": f"Token {data.tokens[role]}"})

@@ -202,6 +202,8 @@ class _DatasetApi(generics.GenericAPIView):
 
     def dataset(self, request: Request, release: Release):
         if request.accepted_renderer.format == "csv":
+            self.paginator.get_limit(request)  # the whole dataset, but a malformed limit/offset is still a 400
+            self.paginator.get_offset(request)
             return frozen_file_response(release, "dataset.csv")
         page = self.paginator.paginate_queryset(release_dataset(release=release), request, view=self)
         response = self.paginator.get_paginated_response(PublicDatasetRowOutputSerializer(page, many=True).data)

@@ -40,6 +40,7 @@ class StudyListApi(generics.GenericAPIView):
         tags=TAGS,
         operation_id="studies_list",
         summary="Studies I am a member of (all for staff) and every published study, with progress counts",
+        responses=StudyOutputSerializer(many=True),
     )
     def get(self, request: Request) -> Response:
         paginator = self.paginator
@@ -83,7 +84,7 @@ class StudyCategoryCountsApi(generics.GenericAPIView):
         },
     )
     def get(self, request: Request, pk: int) -> Response:
-        source = request.query_params.get("source", "final").strip() or "final"
+        source = request.query_params.get("source", "final")
         if source not in SOURCES:
             raise ValidationError({"source": [f"Either 'final' or 'raters'; got '{source[:40]}'."]})
         study = study_for_label_counts(user=request.user, pk=pk)

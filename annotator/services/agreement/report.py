@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from annotator.models import Study
 from annotator.selectors.agreement import labels_version, study_labels
-from core.errors import DomainError
+from core.errors import DomainError, NotFoundError
 
 from .compute import bootstrap_summaries, build_report
 
@@ -27,15 +27,21 @@ def parse_pair(text: str | None, aliases: dict[int, str] | None = None) -> tuple
     if not text:
         return None
     by_alias = {alias.lower(): pk for pk, alias in (aliases or {}).items()}
-    try:
-        a, b = (by_alias[part.lower()] if part.lower() in by_alias else int(part) for part in str(text).split("-"))
-    except ValueError:
-        raise DomainError(
-            f"A rater pair is written as two rater ids, e.g. 12-15; got '{text}'.", field="pair"
-        ) from None
+    parts = str(text).split("-")
+    if len(parts) != 2 or not all(part.isascii() and (part.isdigit() or _is_alias(part)) for part in parts):
+        raise DomainError(f"A rater pair is written as two rater ids, e.g. 12-15; got '{text[:40]}'.", field="pair")
+    unknown = [part for part in parts if _is_alias(part) and part.lower() not in by_alias]
+    if unknown:
+        raise NotFoundError(f"No rater of this study is shown as {unknown[0]}.", field="pair")
+    a, b = (by_alias[part.lower()] if _is_alias(part) else int(part) for part in parts)
     if a == b:
-        raise DomainError("A rater pair needs two different raters.", field="pair")
+        # Well formed, but it names no pair: the same answer as a pair that shares no labels.
+        raise NotFoundError("A rater pair needs two different raters.", field="pair")
     return (min(a, b), max(a, b))
+
+
+def _is_alias(part: str) -> bool:
+    return len(part) > 1 and part[0] in "Rr" and part[1:].isdigit()
 
 
 def _keys(study: Study, version: str, round_number, pair, level) -> tuple[str, str]:
@@ -101,9 +107,9 @@ def _check_filters(report: dict, round_number, pair, level) -> None:
     rounds = [r["number"] for r in report["rounds"]]
     if round_number is not None and round_number not in rounds:
         shown = ", ".join(map(str, rounds)) or "none yet"
-        raise DomainError(f"This study has no round {round_number}; its rounds are: {shown}.", field="round")
+        raise NotFoundError(f"This study has no round {round_number}; its rounds are: {shown}.", field="round")
     if pair is not None and not report["raters"]:
-        raise DomainError(
+        raise NotFoundError(
             f"Raters {pair[0]} and {pair[1]} have no submitted labels in common in this study.", field="pair"
         )
     if level is not None and level < 1:

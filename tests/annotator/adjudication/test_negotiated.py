@@ -61,10 +61,10 @@ def test_a_disagreement_settled_by_discussion_stays_recorded_as_negotiated(world
 
 
 def test_the_resolutions_api_lists_it_with_the_independent_labels(world, negotiated, client_as):
-    for status in ("all", "resolved", ""):
-        body = client_as("adjudicator").get(f"/api/v1/studies/{world.study.pk}/resolutions/?status={status}").json()
+    for query in ("?status=all", "?status=resolved", ""):
+        body = client_as("adjudicator").get(f"/api/v1/studies/{world.study.pk}/resolutions/{query}").json()
         rows = [row for row in body["results"] if row["study_issue"] == negotiated.pk]
-        assert len(rows) == 1, status
+        assert len(rows) == 1, query
     row = rows[0]
     assert row["method"] == "negotiated"
     assert row["methods"]["root_cause"] == "negotiated"

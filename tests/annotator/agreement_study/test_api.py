@@ -70,12 +70,28 @@ def test_filters_round_pair_and_level(users):
 
 
 @pytest.mark.parametrize(
-    ("params", "field"), [({"round": 4}, "round"), ({"pair": "x"}, "pair"), ({"level": "deep"}, "level")]
+    ("params", "field"),
+    [
+        ({"pair": "x"}, "pair"),
+        ({"pair": ""}, "pair"),
+        ({"level": "deep"}, "level"),
+        ({"bootstrap": "maybe"}, "bootstrap"),
+    ],
 )
 def test_bad_filters_are_400_with_the_field(users, params, field):
     study = grant_study(users)
     response = api(users, "owner").get(url(study), params)
     assert response.status_code == 400
+    assert field in response.json()["error"]["fields"]
+
+
+@pytest.mark.parametrize(
+    ("params", "field"), [({"round": 4}, "round"), ({"pair": "R9-R8"}, "pair"), ({"pair": "900001-900002"}, "pair")]
+)
+def test_filters_naming_no_round_or_pair_of_the_study_are_404_with_the_field(users, params, field):
+    study = grant_study(users)
+    response = api(users, "owner").get(url(study), params)
+    assert response.status_code == 404
     assert field in response.json()["error"]["fields"]
 
 

@@ -18,7 +18,7 @@ def test_anonymous_reads_published_versions_with_lineage_and_changelog(v1, v2):
     slug = v1.taxonomy.slug
     listing = client.get("/api/v1/taxonomies/")
     assert listing.status_code == 200
-    assert [t["versions"] for t in listing.json() if t["slug"] == slug] == [[1, 2]]
+    assert [t["versions"] for t in listing.json()["results"] if t["slug"] == slug] == [[1, 2]]
     detail = client.get(f"/api/v1/taxonomies/{slug}/").json()
     assert [v["number"] for v in detail["versions"]] == [1, 2]
     assert detail["versions"][1]["category_counts"] == {"symptom": 3, "root_cause": 2}
