@@ -6,13 +6,13 @@ nothing is written; a call the service would refuse answers the same error with 
 
 from django.urls import path, reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers
+from rest_framework import generics, serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotator.models import Study
+from annotator.models import Release, Study
 from annotator.permissions import can_manage_study
 from annotator.selectors.releases import releases_with_visibility
 from annotator.selectors.studies import study_get_for_user
@@ -26,6 +26,7 @@ from annotator.services.publication import (
     study_unpublish_preview,
 )
 from core.errors import PermissionDeniedError
+from core.pagination import BoundedLimitOffsetPagination
 
 TAGS = ["publication"]
 ERRORS = {
@@ -87,8 +88,9 @@ class VisibilityInputSerializer(serializers.Serializer):
     releases = serializers.ListField(
         child=serializers.IntegerField(min_value=1, max_value=2**31 - 1),
         required=False,
+        min_length=1,
         max_length=1000,
-        help_text="Release numbers; all of them when left out.",
+        help_text="Release numbers (at least one); all of them when left out.",
     )
     reason = serializers.CharField(required=False, allow_blank=True, max_length=CHANGE_NOTE_MAX)
     dry_run = serializers.BooleanField(required=False, default=False)
@@ -205,13 +207,17 @@ class StudyRepublishApi(_VisibilityApi):
         return super().post(request, pk)
 
 
-class StudyReleaseListApi(APIView):
+class StudyReleaseListApi(generics.GenericAPIView):
     permission_classes = [IsAuthenticated]
+    serializer_class = OwnerReleaseOutputSerializer
+    pagination_class = BoundedLimitOffsetPagination
+    filter_backends: list = []
+    queryset = Release.objects.none()  # the schema reads the model from it; get() reads through the selectors
 
     @extend_schema(
         tags=TAGS,
         operation_id="study_release_list",
-        summary="Every release of the study, hidden ones included (owners only)",
+        summary="Every release of the study, hidden ones included (owners only), oldest first",
         responses={200: OwnerReleaseOutputSerializer(many=True), 403: ERRORS[403], 404: ERRORS[404]},
     )
     def get(self, request: Request, pk: int) -> Response:
@@ -219,7 +225,8 @@ class StudyReleaseListApi(APIView):
         if not can_manage_study(request.user, study):
             raise PermissionDeniedError("Only the study's owner sees its hidden releases.")
         releases = releases_with_visibility(study=study).select_related("taxonomy_version__taxonomy")
-        return Response(OwnerReleaseOutputSerializer(releases, many=True).data)
+        page = self.paginate_queryset(releases)
+        return self.get_paginated_response(OwnerReleaseOutputSerializer(page, many=True).data)
 
 
 urlpatterns = [

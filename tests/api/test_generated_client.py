@@ -135,6 +135,31 @@ def test_a_generated_client_calls_every_operation_and_parses_each_answer(
         ),
         "study_issue_resolution": (as_owner, {"id": resolved.study_issue_id}, "ResolutionOutput"),
         "study_issue_resolution_record": (as_owner, {"id": resolved.study_issue_id, "body": None}, "ResolutionOutput"),
+        # The recorded decision changed a final label: it is published as release 2, hidden and shown again.
+        "study_publish": (
+            as_owner,
+            {"id": published, "body": model("PublishInputRequest").from_dict({"change_note": "One decision revised."})},
+            "PublishedOutput",
+        ),
+        "study_release_list": (as_owner, {"id": published}, "PaginatedOwnerReleaseOutputList"),
+        "study_unpublish": (
+            as_owner,
+            {"id": published, "body": model("VisibilityInputRequest").from_dict({"releases": [2]})},
+            "VisibilityOutput",
+        ),
+        "study_republish": (
+            as_owner,
+            {"id": published, "body": model("VisibilityInputRequest").from_dict({"releases": [2]})},
+            "VisibilityOutput",
+        ),
+        "public_release_list": (anonymous, {"slug": data.slug}, "PaginatedPublicReleaseOutputList"),
+        "public_release_retrieve": (anonymous, {"slug": data.slug, "number": 1}, "PublicStudyOutput"),
+        "public_release_dataset": (
+            anonymous,
+            {"slug": data.slug, "number": 1, "limit": 2},
+            "PaginatedPublicDatasetRowOutputList",
+        ),
+        "public_release_agreement": (anonymous, {"slug": data.slug, "number": 1}, "PublicReleaseAgreementResponse200"),
         "study_export_download": (
             as_owner,
             {
@@ -208,3 +233,7 @@ def test_a_generated_client_calls_every_operation_and_parses_each_answer(
     with zipfile.ZipFile(BytesIO(answers["study_replication_package_download"].payload.read())) as archive:
         assert any(name.endswith("README.md") for name in archive.namelist())
     assert answers["public_study_dataset"].count == data.published.study_issues.count()
+    assert answers["study_publish"].release == 2
+    assert [r.number for r in answers["study_release_list"].results] == [1, 2]
+    assert answers["study_unpublish"].visible_after == [1] and answers["study_republish"].visible_after == [1, 2]
+    assert [r.number for r in answers["public_release_list"].results] == [1, 2]

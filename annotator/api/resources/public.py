@@ -155,7 +155,8 @@ class PublicStudyApi(generics.GenericAPIView):
 class PublicReleaseListApi(generics.GenericAPIView):
     permission_classes = [AllowAny]
     serializer_class = PublicReleaseOutputSerializer
-    pagination_class = None
+    pagination_class = BoundedLimitOffsetPagination
+    filter_backends: list = []
     queryset = Release.objects.none()  # the schema reads the model from it; get() reads through the selectors
 
     @extend_schema(
@@ -166,8 +167,9 @@ class PublicReleaseListApi(generics.GenericAPIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         latest = public_release_get(slug=slug)
-        rows = [release_info(request, release) for release in visible_releases(study=latest.study)]
-        return Response(PublicReleaseOutputSerializer(rows, many=True).data)
+        page = self.paginate_queryset(list(visible_releases(study=latest.study)))
+        rows = [release_info(request, release) for release in page]
+        return self.get_paginated_response(PublicReleaseOutputSerializer(rows, many=True).data)
 
 
 class PublicReleaseApi(generics.GenericAPIView):

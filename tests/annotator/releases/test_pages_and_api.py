@@ -53,7 +53,9 @@ def test_an_older_release_page_says_a_later_one_exists(published, users):
     latest = Client().get(f"/p/{published.study.slug}/").content.decode()
     assert "Release 2 of" in latest and "Revised one issue." in latest
     listing = Client().get(f"/api/v1/public/studies/{published.study.slug}/releases/").json()
-    assert [r["number"] for r in listing] == [1, 2] and listing[1]["change_note"] == "Revised one issue."
+    assert listing["count"] == 2  # the paginated envelope of every list
+    releases = listing["results"]
+    assert [r["number"] for r in releases] == [1, 2] and releases[1]["change_note"] == "Revised one issue."
 
 
 # --- the owner's confirmation pages ----------------------------------------------------------------------
@@ -181,7 +183,7 @@ def test_unpublish_and_republish_through_the_api(published, users, client_for_pa
     assert client.post(f"{url}/unpublish/", {"releases": [1]}, content_type="application/json").status_code == 200
     assert Client().get(f"/api/v1/public/studies/{published.study.slug}/").status_code == 404
     listing = client.get(f"{url}/releases/").json()
-    assert [(r["number"], r["visible"]) for r in listing] == [(1, False)]
+    assert [(r["number"], r["visible"]) for r in listing["results"]] == [(1, False)]
     assert client.post(f"{url}/republish/", {}, content_type="application/json").json()["visible_after"] == [1]
     assert Client().get(f"/api/v1/public/studies/{published.study.slug}/").status_code == 200
 
