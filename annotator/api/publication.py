@@ -134,7 +134,8 @@ class StudyPublishApi(APIView):
         data.is_valid(raise_exception=True)
         study = _study(request, pk)
         if _dry_run(request, data.validated_data):
-            preview = study_publish_preview(study=study, actor=request.user)
+            note = data.validated_data.get("change_note", "")
+            preview = study_publish_preview(study=study, actor=request.user, change_note=note)
             if preview.refusal is not None:
                 raise preview.refusal
             return Response(PublishPreviewOutputSerializer(preview.as_dict() | {"dry_run": True}).data)

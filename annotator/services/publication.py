@@ -130,11 +130,20 @@ def _preview(study: Study) -> PublishPreview:
     return preview
 
 
-def study_publish_preview(*, study: Study, actor) -> PublishPreview:
-    """What ``study_publish`` would do now; writes nothing. Only owners may ask."""
+def study_publish_preview(*, study: Study, actor, change_note: str | None = None) -> PublishPreview:
+    """What ``study_publish`` would do now; writes nothing. Only owners may ask.
+
+    With ``change_note`` (an API dry run carries the note it would send) the note is checked as the publish
+    would check it, so a dry run is refused exactly when the real call would be."""
     _check_owner(actor, study, "publish")
     study = Study.objects.select_related("taxonomy_version__taxonomy").get(pk=study.pk)
-    return _preview(study)
+    preview = _preview(study)
+    if preview.refusal is None and change_note is not None:
+        try:
+            _clean_note(change_note, preview)
+        except DomainError as exc:
+            preview.refusal = exc
+    return preview
 
 
 def _clean_note(change_note: str, preview: PublishPreview) -> str:

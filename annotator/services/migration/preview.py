@@ -9,7 +9,7 @@ from taxonomy.models import Category, Dimension, TaxonomyVersion
 from taxonomy.services.operations import CategoryFate, version_category_map
 from taxonomy.services.operations.mapping import KINDS
 
-from .final_labels import final_label_rows
+from .final_labels import final_label_proposals_preview, final_label_rows
 from .labels import RELABEL, _needs_reset, _stale, _values
 from .proposals import proposal_outcomes
 from .targets import _check_target
@@ -37,6 +37,8 @@ class MovePreview:
     labels_from_proposals: int = 0  # raters' proposals sorted into a category of the target: they become it
     proposal_annotations_to_relabel: int = 0  # annotations whose proposals cannot become a category: re-labelled
     proposals_to_relabel: Counter = field(default_factory=Counter)  # those proposals, by why
+    final_proposals_to_category: int = 0  # final labels settled on a proposal the target has as a category
+    final_proposals_kept: int = 0  # final labels settled on a proposal the target has no category for
     examples: list[dict] = field(default_factory=list)  # a few affected categories, for the page
 
     @property
@@ -106,6 +108,9 @@ def study_version_preview(*, study: Study, to_version: TaxonomyVersion) -> MoveP
                 preview.resolution_labels[fates[int(category_id)].kind] += 1
         if _needs_reset(status, _stale(values, fates), study_issue_id in reopened_issues):
             preview.resolutions_to_reset += 1
+    finals = final_label_proposals_preview(study=study, to_version=to_version)
+    preview.final_proposals_to_category = finals["final_proposals_to_category"]
+    preview.final_proposals_kept = finals["final_proposals_kept"]
     names = dict(Category.objects.filter(pk__in=[*affected, *_all_targets(fates, affected)]).values_list("pk", "name"))
     for category_id, n in affected.most_common(20):
         fate = fates[category_id]

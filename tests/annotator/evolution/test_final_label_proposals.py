@@ -14,7 +14,7 @@ from annotator.selectors.resolution_values import ProposedLabel, resolution_labe
 from annotator.services.cardsort import cardsort_apply, proposal_decide
 from annotator.services.exports import export_context
 from annotator.services.exports.lines import final_dataset_csv_lines
-from annotator.services.migration import study_version_move
+from annotator.services.migration import study_version_move, study_version_preview
 from annotator.services.migration.final_labels import final_label_proposals_preview
 from taxonomy.models import Category
 from taxonomy.services.operations import version_publish_with_changelog
@@ -95,3 +95,12 @@ def test_a_sorted_proposal_becomes_the_category_on_the_move(world, users):
             "dimension__version", flat=True
         )
     ) == {v2.pk}
+
+
+def test_the_move_page_says_what_happens_to_final_labels_settled_on_a_proposal(world, users, client_for):
+    v2 = sort_and_publish(world, users)
+    preview = study_version_preview(study=world.study, to_version=v2)
+    assert (preview.final_proposals_to_category, preview.final_proposals_kept) == (1, 1)
+    page = client_for("owner").get(f"/studies/{world.study.pk}/version/?to={v2.pk}").content.decode()
+    assert 'data-testid="n-final-proposals-to-category">1<' in page
+    assert 'data-testid="n-final-proposals-kept">1<' in page

@@ -151,12 +151,16 @@ def test_the_publish_dry_run_answers_the_counts_and_writes_nothing(published, us
     revise_final_label(published, users)
     client = client_for_pages("owner")
     before = state(published.study)
-    for url, body in ((f"/api/v1/studies/{published.study.pk}/publish/?dry_run=1", {}),
-                      (f"/api/v1/studies/{published.study.pk}/publish/", {"dry_run": True})):  # fmt: skip
+    note = {"change_note": "revised"}
+    for url, body in ((f"/api/v1/studies/{published.study.pk}/publish/?dry_run=1", note),
+                      (f"/api/v1/studies/{published.study.pk}/publish/", {"dry_run": True, **note})):  # fmt: skip
         response = client.post(url, body, content_type="application/json")
         assert response.status_code == 200
         data = response.json()
         assert (data["release"], data["dry_run"], data["changes"]["final_labels_changed"]) == (2, True, 1)
+    # A dry run is refused exactly when the real call would be: here, without the change note release 2 needs.
+    dry = client.post(f"/api/v1/studies/{published.study.pk}/publish/?dry_run=1", {}, content_type="application/json")
+    assert dry.status_code == 400 and "change_note" in dry.json()["error"]["fields"]
     assert state(published.study) == before
     refused = client.post(f"/api/v1/studies/{published.study.pk}/publish/", {}, content_type="application/json")
     assert refused.status_code == 400 and "change_note" in refused.json()["error"]["fields"]
