@@ -8,6 +8,7 @@ class CoreConfig(AppConfig):
     verbose_name = "Core"
 
     def ready(self) -> None:
+        from . import navigation  # noqa: F401 - connects the sign-in receiver
         from .converters import IdConverter
 
         # Registered before any URL module is imported (URLconfs load after every app is ready).

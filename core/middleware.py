@@ -10,7 +10,7 @@ from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
-from core.permissions import can_manage_imports
+from core.navigation import NAV_SESSION_KEY
 
 _POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src {img}; "
@@ -73,9 +73,12 @@ def page_flags(request: HttpRequest) -> dict:
     """Template context: whether this page shows external images (static/js/external-images.js), and which
     parts of the navigation the viewer may use (links a role cannot use are not shown)."""
     user = getattr(request, "user", None)
+    signed_in = user is not None and user.is_authenticated
     return {
         "external_images": external_images_allowed(request),
-        "nav_imports": can_manage_imports(user),
+        # From the session (core.navigation): a page reads no group for its navigation. A session older
+        # than this rule shows the link; the Imports page itself still checks the role.
+        "nav_imports": signed_in and request.session.get(NAV_SESSION_KEY, {}).get("imports", True),
     }
 
 

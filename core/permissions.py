@@ -8,8 +8,6 @@ from django.contrib.auth.models import AnonymousUser
 
 STUDY_OWNERS_GROUP = "Study owners"
 TAXONOMY_MAINTAINERS_GROUP = "Taxonomy maintainers"
-# The attribute core.backends.SiteRolesBackend sets on a signed-in user for each group.
-SITE_ROLE_ATTRIBUTES = {STUDY_OWNERS_GROUP: "in_study_owners", TAXONOMY_MAINTAINERS_GROUP: "in_taxonomy_maintainers"}
 
 
 def _in_group_or_staff(user, group: str) -> bool:
@@ -17,9 +15,6 @@ def _in_group_or_staff(user, group: str) -> bool:
         return False
     if user.is_staff:
         return True
-    loaded = getattr(user, SITE_ROLE_ATTRIBUTES[group], None)
-    if loaded is not None:
-        return bool(loaded)
     return user.groups.filter(name=group).exists()
 
 
