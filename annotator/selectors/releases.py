@@ -6,6 +6,7 @@ release, an unknown number and an unpublished study all answer the same 404.
 """
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import BooleanField, Exists, OuterRef, QuerySet, Subquery, Value
@@ -73,7 +74,22 @@ def release_json(*, release: Release, name: str) -> Any:
     return json.loads(bytes(release_file_get(release=release, name=name).content))
 
 
-def release_dataset(*, release: Release) -> list[dict[str, Any]]:
-    """The release's dataset rows, as frozen."""
-    text = bytes(release_file_get(release=release, name="dataset.jsonl").content).decode("utf-8")
-    return [json.loads(line) for line in text.splitlines() if line]
+class FrozenRows(Sequence):
+    """The rows of a frozen JSON Lines file, decoded only when read: a page of an anonymous public request decodes
+    its own rows, not the whole dataset (each decoded row takes several times its bytes)."""
+
+    def __init__(self, content: bytes):
+        self._lines = [line for line in bytes(content).split(b"\n") if line.strip()]
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [json.loads(line) for line in self._lines[index]]
+        return json.loads(self._lines[index])
+
+
+def release_dataset(*, release: Release) -> FrozenRows:
+    """The release's dataset rows, as frozen (a sequence: slice it for a page)."""
+    return FrozenRows(release_file_get(release=release, name="dataset.jsonl").content)

@@ -119,7 +119,7 @@ def _preview(study: Study) -> PublishPreview:
     content = release_content(study=study)
     preview.content = content
     if last is not None:
-        preview.changes = dataset_changes(before=release_dataset(release=last), after=content.dataset)
+        preview.changes = dataset_changes(before=list(release_dataset(release=last)), after=content.dataset)
         if content.fingerprint == last.content_sha256:
             shown = releases_with_visibility(study=study).get(pk=last.pk).shown
             hint = "" if shown else " It is hidden: publish it again from the study's releases instead."

@@ -91,3 +91,12 @@ def test_postgresql_refuses_to_change_or_delete_a_release(published, users, mode
         else:
             rows.update(visible=True)
     assert ReleaseFile.objects.filter(content=b"rewritten").count() == 0
+
+
+def test_a_page_of_the_frozen_dataset_decodes_only_its_rows():
+    from annotator.selectors.releases import FrozenRows
+
+    rows = FrozenRows(b'{"a": 1}\n{"a": 2}\n\n{"a": 3}\n')
+    assert len(rows) == 3 and rows[1:3] == [{"a": 2}, {"a": 3}] and rows[0] == {"a": 1}
+    rows._lines[0] = b"not json"  # a row outside the page is never decoded
+    assert rows[1:2] == [{"a": 2}]
