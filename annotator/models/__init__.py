@@ -4,6 +4,7 @@ from .agreement import StudyLabelsVersion as StudyLabelsVersion
 from .disagreements import Disagreement as Disagreement
 from .evolution import ProposalDecision, StudyVersionMove
 from .exports import ExportJob as ExportJob
+from .fixes import ComponentRule, FixDetail, FixFile
 from .imports import ImportJob
 from .issues import Comment, Issue, IssueLink, Repository, RepositoryAlias
 from .phases import PhaseChange
@@ -30,8 +31,11 @@ __all__ = [
     "AnnotationValue",
     "Assignment",
     "Comment",
+    "ComponentRule",
     "FirstSubmission",
     "FirstSubmissionValue",
+    "FixDetail",
+    "FixFile",
     "ImportJob",
     "Issue",
     "IssueLink",
