@@ -1,4 +1,4 @@
-"""python manage.py import_github owner/name [--since ISO] [--state open|closed|all] [--limit N] [--user U] ...
+"""python manage.py import_github owner/name [--since ISO] [--state open|closed|all] [--limit N] [--fix-details] ...
 
 Each run is an ImportJob (the GitHub sync's own), so the Imports page lists it with its outcome.
 """
@@ -35,6 +35,11 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, help="stop after N issues")
         parser.add_argument("--include-pulls", action="store_true", help="keep pull requests (flagged as such)")
         parser.add_argument("--fix-links", action="store_true", help="read closed issues' timelines for fixes")
+        parser.add_argument(
+            "--fix-details",
+            action="store_true",
+            help="also read each linked fix (pull request or commit): size, files, merge time (implies --fix-links)",
+        )
         parser.add_argument("--full", action="store_true", help="ignore the last sync and read everything")
         parser.add_argument("--resume", type=int, metavar="JOB", help="continue an interrupted job")
         parser.add_argument(
@@ -58,6 +63,7 @@ class Command(BaseCommand):
                     limit=options["limit"],
                     include_pulls=options["include_pulls"],
                     fix_links=options["fix_links"],
+                    fix_details=options["fix_details"],
                     full=options["full"],
                     enqueue=False,
                 )
@@ -93,6 +99,8 @@ def summary(job: ImportJob) -> str:
         f"{job.parameters['repository']}: issues created {c.get('created', 0)}, updated {c.get('updated', 0)}, "
         f"unchanged {c.get('unchanged', 0)}, pull requests skipped {c.get('pulls_skipped', 0)}; "
         f"comments created {c.get('comments_created', 0)}, updated {c.get('comments_updated', 0)}; "
-        f"fix links {c.get('links', 0)}; {c.get('requests', 0)} requests ({c.get('not_modified', 0)} not modified), "
+        f"fix links {c.get('links', 0)}; fix details fetched {c.get('fixes_fetched', 0)}, "
+        f"unchanged {c.get('fixes_unchanged', 0)}, files {c.get('fix_files', 0)}; "
+        f"{c.get('requests', 0)} requests ({c.get('not_modified', 0)} not modified), "
         f"rate limit left {c.get('rate_limit_remaining', '?')}; job #{job.pk} in {job.duration}"
     )

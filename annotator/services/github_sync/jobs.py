@@ -1,8 +1,9 @@
 """GitHub import jobs: start one, and run (or resume) it phase by phase, page by page.
 
 A job walks three listings in order — issues, comments, timelines (fix links, optional) —
-and after every page it commits the data together with its cursor (phase, next page URL,
-high-water mark), so a crash or a restart continues where it stopped without duplicates.
+then, with fix details, each linked pull request and commit (phase "fixes"); after every page
+or fix it commits the data together with its cursor (phase, next page URL, high-water mark,
+last link read), so a crash or a restart continues where it stopped without duplicates.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
 from annotator.importers.github import (
     GitHubClient,
     GitHubError,
+    GitHubHTTPError,
     Page,
     RateLimitedError,
     comment_record_from_json,
@@ -31,15 +33,20 @@ from annotator.importers.github import (
     links_from_timeline,
     parse_datetime,
 )
+from annotator.importers.github.fixes import FixDataError, change_ref_from_url
 from annotator.importers.records import RepositoryRef
-from annotator.models import ImportJob, Issue, Repository, RepositoryAlias
+from annotator.models import FixDetail, ImportJob, Issue, IssueLink, Repository, RepositoryAlias
 from core.errors import ConflictError, DomainError
 
 from ..jobs import job_enqueue_on_commit, job_queued_or_raise, job_run
+from .fixes import fix_change_fetch, fix_detail_store, fix_detail_unchanged
 from .store import comments_upsert, links_upsert, repository_rename
 
 PER_PAGE = 100
 TIMELINES_KEY = "timelines"  # sync_state: when fix links were last read (this database's clock)
+FIX_DETAILS_KEY = "fix_details"  # sync_state: when fix details were last read (this database's clock)
+# A linked change GitHub no longer serves (deleted, private, an unknown sha) is counted and passed over.
+_CHANGE_GONE = (404, 410, 422, 451)
 UNFINISHED = (ImportJob.Status.PENDING, ImportJob.Status.RUNNING, ImportJob.Status.WAITING, ImportJob.Status.NOT_QUEUED)
 # What a worker (or `import_github --resume`) may claim besides a stalled running job.
 RESUMABLE = (ImportJob.Status.PENDING, ImportJob.Status.NOT_QUEUED, ImportJob.Status.WAITING, ImportJob.Status.FAILED)
@@ -99,13 +106,14 @@ def github_import_start(
     limit: int | None = None,
     include_pulls: bool = False,
     fix_links: bool = False,
+    fix_details: bool = False,
     full: bool = False,
     enqueue: bool = True,
 ) -> ImportJob:
     """Create a GitHub import job; with enqueue, a Celery worker runs it once this transaction commits.
 
     Raises JobNotQueuedError (503) when the queue cannot be reached: the job is saved "not queued"
-    and sent when the queue is back.
+    and sent when the queue is back. Fix details need the fix links, so they turn those on too.
     """
     job = _github_import_create(
         repository=repository,
@@ -114,7 +122,8 @@ def github_import_start(
         since=since,
         limit=limit,
         include_pulls=include_pulls,
-        fix_links=fix_links,
+        fix_links=fix_links or fix_details,
+        fix_details=fix_details,
         full=full,
         enqueue=enqueue,
     )
@@ -131,6 +140,7 @@ def _github_import_create(
     limit: int | None,
     include_pulls: bool,
     fix_links: bool,
+    fix_details: bool,
     full: bool,
     enqueue: bool,
 ) -> ImportJob:
@@ -163,6 +173,7 @@ def _github_import_create(
             "limit": limit,
             "include_pulls": include_pulls,
             "fix_links": fix_links,
+            "fix_details": fix_details,
             "full": full,
         },
         cursor={"phase": "issues"},
@@ -269,6 +280,9 @@ class _JobRunner:
             self.cursor.update(phase="timelines" if self.params.get("fix_links") else "done", url=None, page=0)
         if self.cursor.get("phase") == "timelines":
             self._timelines()
+            self.cursor["phase"] = "fixes" if self.params.get("fix_details") else "done"
+        if self.cursor.get("phase") == "fixes":
+            self._fix_details()
             self.cursor["phase"] = "done"
         with transaction.atomic():
             self.repository.last_synced_at = timezone.now()
@@ -425,10 +439,74 @@ class _JobRunner:
                 self.save()
             self.committed()
         if not explicit_since and not until:
-            state = dict(self.repository.sync_state)
-            state[TIMELINES_KEY] = {"since": self.cursor["timelines_started"]}
-            self.repository.sync_state = state
-            self.repository.save(update_fields=["sync_state", "updated_at"])
+            self._remember_read(TIMELINES_KEY, since=self.cursor["timelines_started"])
+
+    def _remember_read(self, key: str, *, since: str) -> None:
+        """Where the next sync's per-issue pass starts: what changed after this pass began."""
+        state = dict(self.repository.sync_state)
+        state[key] = {"since": since}
+        self.repository.sync_state = state
+        self.repository.save(update_fields=["sync_state", "updated_at"])
+
+    def _fix_details(self) -> None:
+        """Details of every linked pull request and commit that has none yet or whose issue changed since
+        fix details were last read (by this database's clock, like the timelines), one link at a time.
+
+        A link already read is asked for with its ETag: unchanged, GitHub answers 304 and no file
+        pages are read. A change GitHub no longer serves, or one with values that cannot be stored,
+        is counted and passed over.
+        """
+        links = IssueLink.objects.filter(
+            issue__repository=self.repository, kind__in=(IssueLink.Kind.PULL, IssueLink.Kind.COMMIT)
+        )
+        self.cursor.setdefault("fixes_started", timezone.now().isoformat())
+        explicit_since = parse_datetime(self.params.get("since"))
+        mark = (self.repository.sync_state.get(FIX_DETAILS_KEY) or {}).get("since")
+        if explicit_since:
+            links = links.filter(Q(fix_detail__isnull=True) | Q(issue__updated__gte=explicit_since))
+        elif mark and not self.params.get("full"):
+            links = links.filter(Q(fix_detail__isnull=True) | Q(issue__updated_at__gte=datetime.fromisoformat(mark)))
+        until = parse_datetime(self.cursor.get("window_until")) if self.params.get("limit") else None
+        if until:
+            links = links.filter(issue__updated__lte=until)
+        for link in links.filter(pk__gt=self.cursor.get("fix_after", 0)).order_by("pk").iterator(chunk_size=500):
+            self._fix_detail(link)
+            self.committed()
+        if not explicit_since and not until:
+            self._remember_read(FIX_DETAILS_KEY, since=self.cursor["fixes_started"])
+
+    def _fix_detail(self, link: IssueLink) -> None:
+        ref = change_ref_from_url(link.url, host=self.repository.host)
+        detail = FixDetail.objects.filter(link=link).first()
+        requests_before = self.client.requests_made
+        fetched = None
+        if ref is None:
+            self.counts["fixes_skipped"] += 1  # not a pull request or commit on this host
+        else:
+            try:
+                fetched = fix_change_fetch(client=self.client, ref=ref, etag=detail.etag if detail else "")
+            except GitHubHTTPError as exc:
+                if exc.status not in _CHANGE_GONE:
+                    raise
+                self.counts["fixes_not_found"] += 1
+            except FixDataError:
+                self.counts["fixes_refused"] += 1
+        with transaction.atomic():
+            if fetched is not None and fetched.not_modified and detail is not None:
+                fix_detail_unchanged(detail=detail)
+                self.counts["fixes_unchanged"] += 1
+            elif fetched is not None:
+                try:
+                    stored = fix_detail_store(link=link, fetched=fetched)  # its own savepoint
+                except FixDataError:
+                    self.counts["fixes_refused"] += 1
+                else:
+                    self.counts["fixes_fetched"] += 1
+                    self.counts["fix_files"] += len(fetched.files)
+                    self.counts["fixes_files_incomplete"] += 0 if stored.files_complete else 1
+            self.counts["fix_requests"] += self.client.requests_made - requests_before
+            self.cursor["fix_after"] = link.pk
+            self.save()
 
     def _follow_rename(self, page: Page) -> None:
         path = urlsplit(page.final_url).path

@@ -1,7 +1,8 @@
 """A fake GitHub REST API on 127.0.0.1: real HTTP, the real JSON shapes, recorded requests.
 
 Serves /repos/{o}/{r}, /repositories/{id}, the issues listing, the repository-wide comments
-listing and issue timelines, with Link pagination, ETags (304 on If-None-Match), rate-limit
+listing, issue timelines, pull requests with their files listing (at most 3,000 files, as GitHub
+lists) and commits with their files (300 a page), with Link pagination, ETags (304 on If-None-Match), rate-limit
 headers, and faults on demand: an exhausted rate limit, a secondary limit, 5xx answers, a
 renamed repository (301). Used by the tests and by bench/github_bench.py.
 """
@@ -20,6 +21,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 BASE_TIME = datetime(2024, 1, 1, tzinfo=UTC)
+PULL_FILES_CAP = 3000  # GitHub lists at most this many files of a pull request (and of a commit)
+COMMIT_FILES_PER_PAGE = 300  # a commit's files come 300 a page, each page repeating the commit
 
 
 def iso(value: datetime) -> str:
@@ -42,6 +45,9 @@ class FakeRepo:
     issues: dict[int, dict] = field(default_factory=dict)
     comments: dict[int, dict] = field(default_factory=dict)
     timelines: dict[int, list[dict]] = field(default_factory=dict)
+    pulls: dict[int, dict] = field(default_factory=dict)
+    pull_files: dict[int, list[dict]] = field(default_factory=dict)
+    commits: dict[str, dict] = field(default_factory=dict)  # sha -> commit with all its files
 
     @property
     def full_name(self) -> str:
@@ -155,9 +161,15 @@ class FakeGitHub:
         issue["updated_at"] = at
         return comment
 
-    def add_fix(self, full_name: str, number: int, *, pull_number: int, sha: str, merged: bool = True) -> None:
-        """A pull request that cross-references the issue and the commit that closed it."""
+    def add_fix(
+        self, full_name: str, number: int, *, pull_number: int, sha: str, merged: bool = True, files: int = 3
+    ) -> None:
+        """A pull request that cross-references the issue and the commit that closed it (both served too)."""
         repo = self.repo(full_name)
+        if pull_number not in repo.pulls:
+            self.add_pull(full_name, pull_number, files=files, merged=merged)
+        if sha not in repo.commits:
+            self.add_commit(full_name, sha, files=min(files, 2))
         repo.timelines.setdefault(number, []).extend(
             [
                 {"event": "labeled", "label": {"name": "bug", "color": "d73a4a"}},
@@ -184,6 +196,94 @@ class FakeGitHub:
                 },
             ]
         )
+
+    @staticmethod
+    def file_json(repo: FakeRepo, ref: str, path: str, *, additions: int, deletions: int, **fields: Any) -> dict:
+        """One changed file as GitHub lists it (pull request files and a commit's files share the shape)."""
+        blob = hashlib.sha1(f"{ref}:{path}".encode()).hexdigest()  # noqa: S324
+        return {
+            "sha": blob,
+            "filename": path,
+            "status": "modified",
+            "additions": additions,
+            "deletions": deletions,
+            "changes": additions + deletions,
+            "blob_url": f"https://github.com/{repo.full_name}/blob/{ref}/{path}",
+            "raw_url": f"https://github.com/{repo.full_name}/raw/{ref}/{path}",
+            "contents_url": f"https://api.github.com/repos/{repo.full_name}/contents/{path}?ref={ref}",
+            "patch": "@@ -1,2 +1,3 @@\n-old\n+new",
+            **fields,
+        }
+
+    def add_pull(self, full_name: str, number: int, *, files: int = 3, merged: bool = True, **fields: Any) -> dict:
+        """A pull request with `files` changed files under deepspeed/runtime/ (2 additions, 1 deletion each)."""
+        repo = self.repo(full_name)
+        created = iso(self.tick())
+        merged_at = iso(self.tick(3600)) if merged else None
+        head = hashlib.sha1(f"{full_name}#{number}".encode()).hexdigest()  # noqa: S324
+        changed = [
+            self.file_json(repo, head, f"deepspeed/runtime/module_{number}_{i}.py", additions=2, deletions=1)
+            for i in range(files)
+        ]
+        pull = {
+            "url": f"{self.base_url}/repos/{repo.full_name}/pulls/{number}",
+            "id": next(self._ids),
+            "node_id": f"PR_{number}",
+            "html_url": f"https://github.com/{repo.full_name}/pull/{number}",
+            "diff_url": f"https://github.com/{repo.full_name}/pull/{number}.diff",
+            "issue_url": f"{self.base_url}/repos/{repo.full_name}/issues/{number}",
+            "number": number,
+            "state": "closed" if merged else "open",
+            "locked": False,
+            "title": f"Fix in pull request {number}",
+            "user": {"login": "fixer", "id": 9},
+            "body": "Fixes the bug.",
+            "created_at": created,
+            "updated_at": merged_at or created,
+            "closed_at": merged_at,
+            "merged_at": merged_at,
+            "merge_commit_sha": head,
+            "draft": False,
+            "head": {"ref": f"fix-{number}", "sha": head},
+            "base": {"ref": "master", "sha": "0" * 40},
+            "author_association": "CONTRIBUTOR",
+            "merged": merged,
+            "mergeable": None,
+            "comments": 2,
+            "review_comments": 1,
+            "commits": 1,
+            "additions": 2 * files,
+            "deletions": files,
+            "changed_files": files,
+            **fields,
+        }
+        repo.pulls[number] = pull
+        repo.pull_files[number] = changed
+        return pull
+
+    def add_commit(self, full_name: str, sha: str, *, files: int = 2, **fields: Any) -> dict:
+        repo = self.repo(full_name)
+        at = iso(self.tick())
+        changed = [
+            self.file_json(repo, sha, f"deepspeed/runtime/commit_{sha[:7]}_{i}.py", additions=3, deletions=1)
+            for i in range(files)
+        ]
+        person = {"name": "Fixer", "email": "fixer@example.org", "date": at}
+        commit = {
+            "sha": sha,
+            "node_id": f"C_{sha}",
+            "url": f"{self.base_url}/repos/{repo.full_name}/commits/{sha}",
+            "html_url": f"https://github.com/{repo.full_name}/commit/{sha}",
+            "commit": {"author": person, "committer": person, "message": "Fix the bug", "comment_count": 0},
+            "author": {"login": "fixer", "id": 9},
+            "committer": {"login": "web-flow", "id": 19864447},
+            "parents": [{"sha": "0" * 40}],
+            "stats": {"additions": 3 * files, "deletions": files, "total": 4 * files},
+            "files": changed,
+            **fields,
+        }
+        repo.commits[sha] = commit
+        return commit
 
     # -- observations -----------------------------------------------------------------------
 
@@ -282,7 +382,32 @@ class FakeGitHub:
                 return 404, {}, {"message": "Not Found"}
             events = repo.timelines.get(int(rest[1]), [])
             return self._listing(f"/repos/{repo.full_name}/issues/{rest[1]}/timeline", events, query, sort=False)
+        if len(rest) in (2, 3) and rest[0] == "pulls" and rest[1].isdigit():
+            number = int(rest[1])
+            if number not in repo.pulls or rest[2:] not in ([], ["files"]):
+                return 404, {}, {"message": "Not Found"}
+            if not rest[2:]:
+                return 200, {}, repo.pulls[number]
+            files = repo.pull_files[number][:PULL_FILES_CAP]
+            return self._listing(f"/repos/{repo.full_name}/pulls/{number}/files", files, query, sort=False)
+        if len(rest) == 2 and rest[0] == "commits":
+            commit = repo.commits.get(rest[1])
+            return self._commit_page(repo, commit, query) if commit else (404, {}, {"message": "Not Found"})
         return 404, {}, {"message": "Not Found"}
+
+    def _commit_page(self, repo: FakeRepo, commit: dict, query: dict) -> tuple[int, dict, Any]:
+        """One page of a commit: the commit itself with its files from this page (GitHub ignores per_page)."""
+        files = commit["files"][:PULL_FILES_CAP]
+        page = int(query.get("page", 1))
+        last = max(1, -(-len(files) // COMMIT_FILES_PER_PAGE))
+        path = f"/repos/{repo.full_name}/commits/{commit['sha']}"
+        links = [
+            f'<{self.base_url}{path}?{urlencode({**query, "page": number})}>; rel="{rel}"'
+            for rel, number in (("next", page + 1), ("last", last))
+            if page < last
+        ]
+        body = {**commit, "files": files[(page - 1) * COMMIT_FILES_PER_PAGE : page * COMMIT_FILES_PER_PAGE]}
+        return 200, ({"Link": ", ".join(links)} if links else {}), body
 
     def _listing(self, path: str, items: list[dict], query: dict, sort: bool = True) -> tuple[int, dict, Any]:
         if sort:

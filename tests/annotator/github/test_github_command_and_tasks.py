@@ -98,3 +98,16 @@ def test_sync_all_starts_one_job_per_synced_repository(
     assert started == 1  # the never-synced repositories are left alone
     assert ImportJob.objects.get().status == ImportJob.Status.DONE
     assert Issue.objects.count() == 2
+
+
+def test_the_command_reads_fix_details_and_says_so(github_settings, fake_github):
+    seed(fake_github, closed=2)
+    fake_github.add_fix(REPO, 1, pull_number=70, sha="e" * 40)
+    out = StringIO()
+
+    call_command("import_github", REPO, "--fix-details", stdout=out, stderr=StringIO())
+
+    job = ImportJob.objects.get()
+    assert job.parameters["fix_details"] is True
+    assert "fix details fetched 2, unchanged 0, files 5" in out.getvalue()
+    assert len(fake_github.requests_to("/pulls/70")) == 1

@@ -134,3 +134,20 @@ def test_a_file_import_job_is_not_shown_as_a_github_job(client_as, owner):
     job = ImportJob.objects.create(kind=ImportJob.Kind.FILE)
 
     assert client_as("owner").get(reverse("annotator:github_job", args=[job.pk])).status_code == 404
+
+
+def test_the_fix_details_box_reads_the_fixes_in_the_same_job(
+    client_as, owner, github_settings, fake_github, django_capture_on_commit_callbacks
+):
+    seed(fake_github, closed=1)
+    fake_github.add_fix(REPO, 1, pull_number=70, sha="e" * 40)
+    client = client_as("owner")
+    assert b'name="fix_details"' in client.get(reverse("annotator:github_import")).content
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("annotator:github_import"), {"repository": REPO, "state": "all", "fix_details": "on"})
+
+    job = ImportJob.objects.get()
+    assert job.status == ImportJob.Status.DONE, job.error
+    assert (job.parameters["fix_details"], job.parameters["fix_links"]) == (True, True)
+    assert job.counts["fixes_fetched"] == 2 and job.counts["fix_files"] == 5
