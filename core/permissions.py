@@ -26,3 +26,9 @@ def can_manage_imports(user) -> bool:
 def can_manage_taxonomies(user) -> bool:
     """Taxonomy maintainers (and staff) edit, draft and publish the shared taxonomies; study owners do not."""
     return _in_group_or_staff(user, TAXONOMY_MAINTAINERS_GROUP)
+
+
+def can_edit_components(user) -> bool:
+    """A repository's component rules shape every study's fix findings: study owners, taxonomy maintainers
+    and staff keep them."""
+    return can_manage_imports(user) or can_manage_taxonomies(user)

@@ -110,6 +110,21 @@ def test_a_generated_client_calls_every_operation_and_parses_each_answer(
         "api_index": (anonymous, {}, "ApiIndexOutput"),
         "repositories_list": (as_owner, {"limit": 10}, "PaginatedRepositoryOutputList"),
         "repositories_retrieve": (as_owner, {"id": data.ids["repositories"][0]}, "RepositoryOutput"),
+        "repository_components_list": (
+            as_owner,
+            {"id": data.ids["repositories"][0], "limit": 10},
+            "PaginatedComponentRuleOutputList",
+        ),
+        "repository_components_replace": (
+            as_owner,
+            {
+                "id": data.ids["repositories"][0],
+                "body": model("ComponentRulesReplaceInputRequest").from_dict(
+                    {"rules": [{"pattern": "deepspeed/runtime/pipe/**", "component": "Pipeline parallelism"}]}
+                ),
+            },
+            "ComponentRulesOutput",
+        ),
         "issues_list": (as_owner, {"page_size": 2}, "PaginatedIssueListOutputList"),
         "issues_retrieve": (as_owner, {"id": data.ids["issues"][0]}, "IssueDetailOutput"),
         "studies_list": (as_owner, {"limit": 10, "offset": 0}, "PaginatedStudyOutputList"),
@@ -225,6 +240,7 @@ def test_a_generated_client_calls_every_operation_and_parses_each_answer(
 
     assert [r.name for r in answers["api_index"].resources][:3] == ["repositories", "issues", "studies"]
     assert answers["studies_list"].count == 2 and len(answers["studies_list"].results) == 2
+    assert [r.component for r in answers["repository_components_replace"].rules] == ["Pipeline parallelism"]
     assert answers["annotation_submit"].excluded is True
     assert answers["study_issue_resolution_record"].note == "recorded by the generated client"
     assert answers["study_export_download"].payload.read().startswith(b"position,")

@@ -2,11 +2,16 @@
 
 from django.urls import path
 
-from annotator.api.resources import annotations, imports, issues, public, public_release_urls, studies
+from annotator.api.resources import annotations, components, imports, issues, public, public_release_urls, studies
 
 urlpatterns = [
     path("repositories/", issues.RepositoryListApi.as_view(), name="repository_list"),
     path("repositories/<id:pk>/", issues.RepositoryDetailApi.as_view(), name="repository_detail"),
+    path(
+        "repositories/<id:pk>/components/",
+        components.RepositoryComponentsApi.as_view(),
+        name="repository_components",
+    ),
     path("issues/", issues.IssueListApi.as_view(), name="issue_list"),
     path("issues/<id:pk>/", issues.IssueDetailApi.as_view(), name="issue_detail"),
     path("studies/", studies.StudyListApi.as_view(), name="study_list"),

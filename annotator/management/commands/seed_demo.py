@@ -5,6 +5,7 @@ Idempotent: a second run finds everything in place and returns at once.
 
 import json
 import os
+from io import StringIO
 from pathlib import Path
 
 from django.conf import settings
@@ -49,6 +50,7 @@ class Command(BaseCommand):
         if not settings.DEBUG and not force:
             raise CommandError("seed_demo creates accounts with known passwords; it runs only with DEBUG=1.")
         call_command("load_taxonomy", "--all", verbosity=0)
+        call_command("load_components", stdout=StringIO())  # keeps rules a repository already has
         users = self._accounts()
         if not Issue.objects.filter(url__in=self._demo_urls()).exists():
             call_command("import_issues", str(DEMO_ISSUES), verbosity=0, no_progress=True)

@@ -4,6 +4,7 @@ from .jobs import (
     github_client_build,
     github_import_continue,
     github_import_start,
+    github_repository_get_or_create,
     parse_repository_name,
 )
 from .store import CommentUpsertResult, comments_upsert, links_upsert, repository_rename
@@ -14,6 +15,7 @@ __all__ = [
     "github_client_build",
     "github_import_continue",
     "github_import_start",
+    "github_repository_get_or_create",
     "links_upsert",
     "parse_repository_name",
     "repository_rename",

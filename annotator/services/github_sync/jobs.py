@@ -86,7 +86,8 @@ def github_web_host() -> str:
     return settings.GITHUB_WEB_HOST
 
 
-def _repository_for(owner: str, name: str) -> Repository:
+def github_repository_get_or_create(*, owner: str, name: str) -> Repository:
+    """The stored repository of that name (or of an old name of it) on the GitHub host; a new one if none."""
     host = github_web_host()
     repository = Repository.objects.filter(host__iexact=host, owner__iexact=owner, name__iexact=name).first()
     if repository is None:
@@ -149,7 +150,7 @@ def _github_import_create(
         raise DomainError(f"State must be one of {', '.join(STATES)}, not '{state}'.", field="state")
     if limit is not None and limit < 1:
         raise DomainError("The limit must be a positive number of issues (or empty for all).", field="limit")
-    repo = _repository_for(owner, name)
+    repo = github_repository_get_or_create(owner=owner, name=name)
     Repository.objects.select_for_update().get(pk=repo.pk)  # one start at a time per repository
     running = ImportJob.objects.filter(
         kind=ImportJob.Kind.GITHUB, parameters__repository_id=repo.pk, status__in=UNFINISHED
