@@ -11,6 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotator.forms.adjudication import AnonymousForm, QueueFilterForm, ResolutionForm, SendBackForm
 from annotator.models import Resolution
 from annotator.permissions import can_manage_study
+from annotator.selectors.fixes import issue_fixes
 from annotator.selectors.resolutions import (
     adjudication_page,
     adjudication_progress,
@@ -116,6 +117,7 @@ def _render_page(
             "methods": [(m.value, m.label) for m in (Resolution.Method.ADJUDICATED, Resolution.Method.NEGOTIATED)],
             "api_url": reverse("api:study_issue_resolution", args=[study_issue.pk]),
             "history_url": reverse("annotator:study_issue_history", args=[study_issue.study_id, study_issue.pk]),
+            "fix": issue_fixes([study_issue.issue_id]).get(study_issue.issue_id),
         }
     )
     return render(request, "annotator/adjudication/page.html", context, status=status)

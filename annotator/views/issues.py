@@ -8,6 +8,7 @@ from django.shortcuts import render
 from django.urls import path
 
 from annotator.models import Issue
+from annotator.selectors.fixes import issue_fixes
 from annotator.selectors.issues import IssueFilters, issue_get, issue_page, repositories_for_filter, text_terms
 
 MAX_QUERY_CHARS = 200
@@ -63,7 +64,8 @@ def issue_detail(request: HttpRequest, pk: int) -> HttpResponse:
     issue = issue_get(pk=pk)
     if issue is None:
         raise Http404("No issue with this id; it may have been removed.")
-    return render(request, "annotator/issues/detail.html", {"issue": issue})
+    fix = issue_fixes([issue.pk]).get(issue.pk)
+    return render(request, "annotator/issues/detail.html", {"issue": issue, "fix": fix})
 
 
 urlpatterns = [

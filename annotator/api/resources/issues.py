@@ -15,6 +15,7 @@ from annotator.api.resources.serializers import (
     RepositoryOutputSerializer,
 )
 from annotator.models import Issue
+from annotator.selectors.fixes import issue_fixes
 from annotator.selectors.issues import issue_get
 
 NOT_FOUND = OpenApiResponse(description="No such object.")
@@ -72,11 +73,12 @@ class IssueDetailApi(generics.GenericAPIView):
 
     @extend_schema(
         operation_id="issues_retrieve",
-        summary="One issue with its comments (in order) and the pull requests / commits linked to it",
+        summary="One issue with its comments (in order), the pull requests / commits linked to it and its fix effort",
         responses={200: IssueDetailOutputSerializer, 404: NOT_FOUND},
     )
     def get(self, request: Request, pk: int) -> Response:
         issue = issue_get(pk=pk)
         if issue is None:
             raise Http404("No such issue.")
+        issue.fix = issue_fixes([issue.pk])[issue.pk]
         return Response(IssueDetailOutputSerializer(issue).data)

@@ -54,10 +54,28 @@ class IssueLinkOutputSerializer(serializers.ModelSerializer):
         fields = ["kind", "relation", "url", "number", "sha", "title", "merged"]
 
 
+class IssueFixOutputSerializer(serializers.Serializer):
+    """annotator.selectors.fixes.IssueFix: the size fields are null while no fixing change has fix details."""
+
+    has_fix = serializers.BooleanField(help_text="A fixing pull request or commit is linked.")
+    fixes = serializers.IntegerField(help_text="Fixing changes with fix details.")
+    additions = serializers.IntegerField(allow_null=True)
+    deletions = serializers.IntegerField(allow_null=True)
+    lines_changed = serializers.IntegerField(allow_null=True)
+    files = serializers.IntegerField(allow_null=True)
+    components = serializers.ListField(child=serializers.CharField(), help_text="Components touched, by name.")
+    unmapped_files = serializers.IntegerField(allow_null=True, help_text="Changed files in no component.")
+    hours_to_fix = serializers.FloatField(allow_null=True, help_text="From the issue's opening to the fix landing.")
+    hours_to_close = serializers.FloatField(allow_null=True)
+    comments = serializers.IntegerField()
+    participants = serializers.IntegerField(help_text="The reporter and everyone who commented.")
+
+
 class IssueDetailOutputSerializer(serializers.ModelSerializer):
     repository = IssueRepositoryOutputSerializer(allow_null=True)
     comments = CommentOutputSerializer(many=True)
     links = IssueLinkOutputSerializer(many=True)
+    fix = IssueFixOutputSerializer(read_only=True, help_text="How large and how slow the issue's fix was.")
 
     class Meta:
         model = Issue
@@ -79,6 +97,7 @@ class IssueDetailOutputSerializer(serializers.ModelSerializer):
             "url",
             "comments",
             "links",
+            "fix",
         ]
 
 

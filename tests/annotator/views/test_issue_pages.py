@@ -11,7 +11,15 @@ from django.utils import timezone
 
 from annotator.models import Issue
 from annotator.selectors.issues import PAGE_SIZE, Cursor
-from tests.annotator.factories_issues import CommentFactory, IssueFactory, IssueLinkFactory, RepositoryFactory
+from tests.annotator.factories_issues import (
+    CommentFactory,
+    ComponentRuleFactory,
+    FixDetailFactory,
+    FixFileFactory,
+    IssueFactory,
+    IssueLinkFactory,
+    RepositoryFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -391,10 +399,13 @@ def test_the_environment_is_surfaced_beside_the_body(rater):
 def test_the_issue_page_query_count_does_not_grow_with_comments(rater, django_assert_max_num_queries):
     issue = IssueFactory()
     CommentFactory.create_batch(3, issue=issue)
-    IssueLinkFactory(issue=issue)
+    FixFileFactory(detail=FixDetailFactory(link=IssueLinkFactory(issue=issue)))
+    ComponentRuleFactory(repository=issue.repository)
     url = reverse("annotator:issue_detail", args=[issue.pk])
-    with django_assert_max_num_queries(6):
+    # 6 for the page, 4 for its fix effort (the issue's discussion, its links, their files, the component rules)
+    with django_assert_max_num_queries(10):
         rater.get(url)
     CommentFactory.create_batch(40, issue=issue)
-    with django_assert_max_num_queries(6):
+    FixFileFactory.create_batch(40, detail=issue.links.get().fix_detail)
+    with django_assert_max_num_queries(10):
         assert rater.get(url).status_code == 200
