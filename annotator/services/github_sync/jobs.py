@@ -39,7 +39,7 @@ from annotator.models import FixDetail, ImportJob, Issue, IssueLink, Repository,
 from core.errors import ConflictError, DomainError
 
 from ..jobs import job_enqueue_on_commit, job_queued_or_raise, job_run
-from .fixes import fix_change_fetch, fix_detail_store, fix_detail_unchanged
+from .fixes import FetchedChange, fix_change_fetch, fix_detail_store, fix_detail_unchanged
 from .store import comments_upsert, links_upsert, repository_rename
 
 PER_PAGE = 100
@@ -47,6 +47,9 @@ TIMELINES_KEY = "timelines"  # sync_state: when fix links were last read (this d
 FIX_DETAILS_KEY = "fix_details"  # sync_state: when fix details were last read (this database's clock)
 # A linked change GitHub no longer serves (deleted, private, an unknown sha) is counted and passed over.
 _CHANGE_GONE = (404, 410, 422, 451)
+# Fixes committed together with the cursor; the files they hold are bounded too (a pull request has at most 3,000).
+FIX_BATCH = 25
+FIX_BATCH_FILES = 5000
 UNFINISHED = (ImportJob.Status.PENDING, ImportJob.Status.RUNNING, ImportJob.Status.WAITING, ImportJob.Status.NOT_QUEUED)
 # What a worker (or `import_github --resume`) may claim besides a stalled running job.
 RESUMABLE = (ImportJob.Status.PENDING, ImportJob.Status.NOT_QUEUED, ImportJob.Status.WAITING, ImportJob.Status.FAILED)
@@ -451,11 +454,12 @@ class _JobRunner:
 
     def _fix_details(self) -> None:
         """Details of every linked pull request and commit that has none yet or whose issue changed since
-        fix details were last read (by this database's clock, like the timelines), one link at a time.
+        fix details were last read (by this database's clock, like the timelines).
 
         A link already read is asked for with its ETag: unchanged, GitHub answers 304 and no file
         pages are read. A change GitHub no longer serves, or one with values that cannot be stored,
-        is counted and passed over.
+        is counted and passed over. Fixes are committed with the cursor in batches (a commit per fix
+        would cost more than its requests); an interrupted job reads at most one batch again.
         """
         links = IssueLink.objects.filter(
             issue__repository=self.repository, kind__in=(IssueLink.Kind.PULL, IssueLink.Kind.COMMIT)
@@ -470,13 +474,20 @@ class _JobRunner:
         until = parse_datetime(self.cursor.get("window_until")) if self.params.get("limit") else None
         if until:
             links = links.filter(issue__updated__lte=until)
+        batch: list[tuple[IssueLink, FixDetail | None, FetchedChange | None]] = []
+        held = 0
         for link in links.filter(pk__gt=self.cursor.get("fix_after", 0)).order_by("pk").iterator(chunk_size=500):
-            self._fix_detail(link)
-            self.committed()
+            batch.append(self._fix_fetch(link))
+            held += len(batch[-1][2].files) if batch[-1][2] else 0
+            if len(batch) >= FIX_BATCH or held >= FIX_BATCH_FILES:
+                self._fix_store(batch)
+                batch, held = [], 0
+        if batch:
+            self._fix_store(batch)
         if not explicit_since and not until:
             self._remember_read(FIX_DETAILS_KEY, since=self.cursor["fixes_started"])
 
-    def _fix_detail(self, link: IssueLink) -> None:
+    def _fix_fetch(self, link: IssueLink) -> tuple[IssueLink, FixDetail | None, FetchedChange | None]:
         ref = change_ref_from_url(link.url, host=self.repository.host)
         detail = FixDetail.objects.filter(link=link).first()
         requests_before = self.client.requests_made
@@ -492,22 +503,27 @@ class _JobRunner:
                 self.counts["fixes_not_found"] += 1
             except FixDataError:
                 self.counts["fixes_refused"] += 1
+        self.counts["fix_requests"] += self.client.requests_made - requests_before
+        return link, detail, fetched
+
+    def _fix_store(self, batch: list[tuple[IssueLink, FixDetail | None, FetchedChange | None]]) -> None:
         with transaction.atomic():
-            if fetched is not None and fetched.not_modified and detail is not None:
-                fix_detail_unchanged(detail=detail)
-                self.counts["fixes_unchanged"] += 1
-            elif fetched is not None:
-                try:
-                    stored = fix_detail_store(link=link, fetched=fetched)  # its own savepoint
-                except FixDataError:
-                    self.counts["fixes_refused"] += 1
-                else:
-                    self.counts["fixes_fetched"] += 1
-                    self.counts["fix_files"] += len(fetched.files)
-                    self.counts["fixes_files_incomplete"] += 0 if stored.files_complete else 1
-            self.counts["fix_requests"] += self.client.requests_made - requests_before
-            self.cursor["fix_after"] = link.pk
+            for link, detail, fetched in batch:
+                if fetched is not None and fetched.not_modified and detail is not None:
+                    fix_detail_unchanged(detail=detail)
+                    self.counts["fixes_unchanged"] += 1
+                elif fetched is not None:
+                    try:
+                        stored = fix_detail_store(link=link, fetched=fetched)  # its own savepoint
+                    except FixDataError:
+                        self.counts["fixes_refused"] += 1
+                    else:
+                        self.counts["fixes_fetched"] += 1
+                        self.counts["fix_files"] += len(fetched.files)
+                        self.counts["fixes_files_incomplete"] += 0 if stored.files_complete else 1
+            self.cursor["fix_after"] = batch[-1][0].pk
             self.save()
+        self.committed()
 
     def _follow_rename(self, page: Page) -> None:
         path = urlsplit(page.final_url).path

@@ -162,13 +162,14 @@ class FakeGitHub:
         return comment
 
     def add_fix(
-        self, full_name: str, number: int, *, pull_number: int, sha: str, merged: bool = True, files: int = 3
+        self, full_name: str, number: int, *, pull_number: int, sha: str | None, merged: bool = True, files: int = 3
     ) -> None:
-        """A pull request that cross-references the issue and the commit that closed it (both served too)."""
+        """A pull request that cross-references the issue and (unless sha is None) the commit that closed it,
+        both served too."""
         repo = self.repo(full_name)
         if pull_number not in repo.pulls:
             self.add_pull(full_name, pull_number, files=files, merged=merged)
-        if sha not in repo.commits:
+        if sha is not None and sha not in repo.commits:
             self.add_commit(full_name, sha, files=min(files, 2))
         repo.timelines.setdefault(number, []).extend(
             [
@@ -189,13 +190,16 @@ class FakeGitHub:
                         },
                     },
                 },
+            ]
+        )
+        if sha is not None:
+            repo.timelines[number].append(
                 {
                     "event": "closed",
                     "commit_id": sha,
                     "commit_url": f"{self.base_url}/repos/{repo.full_name}/commits/{sha}",
-                },
-            ]
-        )
+                }
+            )
 
     @staticmethod
     def file_json(repo: FakeRepo, ref: str, path: str, *, additions: int, deletions: int, **fields: Any) -> dict:
@@ -430,6 +434,8 @@ class FakeGitHub:
 def _handler_for(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body leave in one write: two small writes meet the client's delayed ACK (40 ms each).
+        wbufsize = 1 << 16
 
         def do_GET(self) -> None:
             parts = urlsplit(self.path)

@@ -3,7 +3,7 @@
 import pytest
 
 from annotator.models import FixDetail, FixFile, ImportJob, Issue, IssueLink
-from annotator.services.github_sync import github_import_continue, github_import_start
+from annotator.services.github_sync import github_import_continue, github_import_start, jobs
 from tests.annotator.github.conftest import REPO, seed
 
 pytestmark = pytest.mark.django_db
@@ -50,15 +50,13 @@ def test_fix_details_store_each_pull_request_and_commit_with_their_files(fixed, 
     assert job.counts["fix_requests"] == 9
 
 
-def test_an_interrupted_job_resumes_after_the_last_fix_it_stored(fixed, make_client):
+def test_an_interrupted_job_resumes_after_the_last_fix_it_stored(fixed, make_client, monkeypatch):
+    monkeypatch.setattr(jobs, "FIX_BATCH", 2)
     job = github_import_start(repository=REPO, enqueue=False, fix_details=True)
-    stored = []
 
     def crash_after_two_fixes(job, client):
         if job.cursor.get("phase") == "fixes":
-            stored.append(job.cursor["fix_after"])
-            if len(stored) == 2:
-                raise KeyboardInterrupt
+            raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         github_import_continue(job=job, client=make_client(), progress=crash_after_two_fixes)
