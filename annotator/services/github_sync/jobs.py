@@ -231,6 +231,15 @@ def _fail(job: ImportJob, runner: _JobRunner, message: str) -> None:
     runner.save(fields=["status", "error", "finished_at"])
 
 
+def _in_pages(queryset, *, key: str, after, size: int = 500):
+    """The rows after `after` by `key`, read a page at a time with each query read to its end: no cursor
+    stays open while the caller writes. On SQLite an open read holds a snapshot, and once the job's
+    heartbeat has committed, that snapshot can no longer write ("database is locked")."""
+    while page := list(queryset.filter(**{f"{key}__gt": after})[:size]):
+        yield from page
+        after = getattr(page[-1], key)
+
+
 class _JobRunner:
     def __init__(self, *, job: ImportJob, client: GitHubClient, progress: Progress | None):
         self.job = job
@@ -426,7 +435,7 @@ class _JobRunner:
             issues = issues.filter(updated__lte=until)
         after = self.cursor.get("timeline_after", 0)
         html_base = f"https://{self.repository.host}"
-        for issue in issues.filter(number__gt=after).order_by("number").iterator(chunk_size=500):
+        for issue in _in_pages(issues.order_by("number"), key="number", after=after):
             events, url = (
                 [],
                 self.client.url(f"/repos/{self.ref.full_name}/issues/{issue.number}/timeline", per_page=PER_PAGE),
@@ -476,7 +485,7 @@ class _JobRunner:
             links = links.filter(issue__updated__lte=until)
         batch: list[tuple[IssueLink, FixDetail | None, FetchedChange | None]] = []
         held = 0
-        for link in links.filter(pk__gt=self.cursor.get("fix_after", 0)).order_by("pk").iterator(chunk_size=500):
+        for link in _in_pages(links.order_by("pk"), key="pk", after=self.cursor.get("fix_after", 0)):
             batch.append(self._fix_fetch(link))
             held += len(batch[-1][2].files) if batch[-1][2] else 0
             if len(batch) >= FIX_BATCH or held >= FIX_BATCH_FILES:
