@@ -1,9 +1,10 @@
 """GitHub import jobs: start one, and run (or resume) it phase by phase, page by page.
 
 A job walks three listings in order — issues, comments, timelines (fix links, optional) —
-then, with fix details, each linked pull request and commit (phase "fixes"); after every page
-or fix it commits the data together with its cursor (phase, next page URL, high-water mark,
-last link read), so a crash or a restart continues where it stopped without duplicates.
+then, with fix details, each linked pull request and commit (phase "fixes"); after every page,
+timeline or batch of fixes it commits the data together with its cursor (phase, next page URL,
+high-water mark, last issue or link read), so a crash or a restart continues where it stopped
+without duplicates.
 """
 
 from __future__ import annotations

@@ -151,3 +151,5 @@ def test_the_fix_details_box_reads_the_fixes_in_the_same_job(
     assert job.status == ImportJob.Status.DONE, job.error
     assert (job.parameters["fix_details"], job.parameters["fix_links"]) == (True, True)
     assert job.counts["fixes_fetched"] == 2 and job.counts["fix_files"] == 5
+    page = client.get(reverse("annotator:github_job", args=[job.pk])).content.decode()
+    assert 'data-count="fixes_fetched,fixes_unchanged,fix_files">2 / 0 / 5<' in page
