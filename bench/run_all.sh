@@ -11,6 +11,7 @@ PY=.venv/bin/python
 $PY bench/agreement_bench.py
 $PY bench/import_bench.py --n 10000 --db-name taxonomist_bench
 $PY bench/github_bench.py --db-name taxonomist_ghbench
+$PY bench/fix_details_bench.py --db-name taxonomist_fixbench
 $PY bench/labeling_bench.py --db-name taxonomist_lbench --cache-url "${BENCH_CACHE_URL:-}"
 $PY bench/agreement_page_bench.py --db-name taxonomist_agreement_bench
 $PY bench/export_bench.py --db-name taxonomist_exp_bench
