@@ -7,6 +7,9 @@ Images come from other sites, and loading one tells that site when a rater opens
 every image leaves here as a placeholder: a link to the image, with its address kept in
 `data-src`, that the page turns back into an image only when the rater asks (or the site allows
 external images; see static/js/external-images.js).
+
+A code block keeps its long lines and scrolls sideways, so it leaves here focusable and named: a keyboard
+user can reach it and scroll it with the arrow keys (the page may offer to wrap the lines instead).
 """
 
 import re
@@ -101,9 +104,19 @@ def _placeholders(html: str) -> str:
     return _TAG_RE.sub(replace, html)
 
 
+# Added after cleaning, so no issue can set its own tabindex or role; nh3 escapes any "<pre" in text.
+_PRE_OPEN_RE = re.compile(r"<pre(?=[\s>])")
+CODE_BLOCK_ATTRIBUTES = 'tabindex="0" role="region" aria-label="Code block"'
+
+
+def _focusable_code_blocks(html: str) -> str:
+    return _PRE_OPEN_RE.sub(f"<pre {CODE_BLOCK_ATTRIBUTES}", html)
+
+
 def sanitize_html(html: str) -> str:
-    """Sanitised HTML, safe to mark safe in a template; images become placeholders (see above)."""
-    return _placeholders(_clean(html))
+    """Sanitised HTML, safe to mark safe in a template; images become placeholders and code blocks
+    keyboard-reachable (see above)."""
+    return _focusable_code_blocks(_placeholders(_clean(html)))
 
 
 def _clean(html: str) -> str:
