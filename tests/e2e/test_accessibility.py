@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from annotator.models import Assignment, ImportJob, Release
+from annotator.services.annotations import AnnotationInput, annotation_submit
 from annotator.services.publication import study_publish
 from tests.annotator.studies.factories import draw, make_study
 from tests.annotator.worlds import labelled_world
@@ -40,7 +41,11 @@ def studies(users):
     world.study.refresh_from_db()
     call_command("import_issues", str(DEMO_ISSUES), "--no-progress", "--user", "owner", verbosity=0)
     open_study = make_study(
-        owner=users["owner"], raters=[users["rater_a"], users["rater_b"]], taxonomy=world.taxonomy, name="Open study"
+        owner=users["owner"],
+        raters=[users["rater_a"], users["rater_b"]],
+        adjudicators=[users["adjudicator"]],
+        taxonomy=world.taxonomy,
+        name="Open study",
     )
     draw(open_study, actor=users["owner"], size=3, seed=5)
     world.open_study = open_study
@@ -49,9 +54,22 @@ def studies(users):
         .order_by("study_issue__position")
         .first()
     )
+    world.disputed = _disagree_on_the_last_issue(world, users)
     world.release = Release.objects.get(study=world.study, number=1)
     world.job = ImportJob.objects.latest("pk")
     return world
+
+
+def _disagree_on_the_last_issue(world, users):
+    """Raters A and B label the open study's last issue differently: a pending disagreement."""
+    last = world.open_study.study_issues.order_by("-position").first()
+    for role, cause in (("rater_a", 0), ("rater_b", 1)):
+        annotation = Assignment.objects.get(rater=users[role], study_issue=last).annotation
+        values = {"symptom": [world.cats["symptom"][0].pk], "root_cause": [world.cats["root_cause"][cause].pk]}
+        annotation_submit(
+            annotation=annotation, actor=users[role], data=AnnotationInput(values=values), expected_version=1
+        )
+    return last
 
 
 def _pages(world) -> dict[str, list[tuple[str, str]]]:
@@ -85,16 +103,75 @@ def _pages(world) -> dict[str, list[tuple[str, str]]]:
     }
 
 
-def test_axe_finds_no_wcag_violation_on_the_main_pages_of_each_role(live_server, new_context, login, studies):
+def _more_pages(world) -> dict[str, list[tuple[str, str, int]]]:
+    study = world.study.pk
+    version = world.taxonomy["version"]
+    return {
+        "rater_a": [
+            ("issue search", reverse("annotator:issue_list") + "?q=hangs", 200),
+            ("API tokens", reverse("account_tokens"), 200),
+            ("a page that does not exist", "/studies/999999/", 404),
+        ],
+        "owner": [
+            ("new study", reverse("annotator:study_create"), 200),
+            ("draw a sample", reverse("annotator:study_draw", args=[world.open_study.pk]), 200),
+            ("card sort", reverse("annotator:study_cardsort", args=[study]), 200),
+            ("issue history", reverse("annotator:study_issue_history", args=[study, world.a.study_issue_id]), 200),
+            ("taxonomies", reverse("taxonomy:taxonomy_list"), 200),
+            ("taxonomy version", reverse("taxonomy:version_detail", args=[version.taxonomy.slug, version.number]), 200),
+            ("GitHub import", reverse("annotator:github_import"), 200),
+            ("spreadsheet import", reverse("annotator:sheets_upload"), 200),
+        ],
+        "anonymous": [("public study page", reverse("annotator:public_study_page", args=[world.study.slug]), 200)],
+    }
+
+
+def _axe_over(live_server, new_context, login, pages: dict[str, list[tuple[str, str, int]]]) -> None:
     found: dict[str, list[dict]] = {}
-    for role, pages in _pages(studies).items():
+    for role, role_pages in pages.items():
         context = new_context()
         page = login(context, role) if role != "anonymous" else context.new_page()
-        for name, path in pages:
+        for name, path, status in role_pages:
             response = page.goto(f"{live_server.url}{path}", timeout=30_000)
-            assert response.status == 200, f"{role}: {name} ({path}) answered {response.status}"
+            assert response.status == status, f"{role}: {name} ({path}) answered {response.status}"
             if name == "labelling page":
                 wait_for_labelling_script(page)
             found[f"{role}: {name} ({path})"] = axe_violations(page)
+    total = sum(violating_elements(violations) for violations in found.values())
+    assert total == 0, f"axe found {total} violating element(s):\n{violations_report(found)}"
+
+
+def test_axe_finds_no_wcag_violation_on_the_main_pages_of_each_role(live_server, new_context, login, studies):
+    pages = {role: [(name, path, 200) for name, path in role_pages] for role, role_pages in _pages(studies).items()}
+    _axe_over(live_server, new_context, login, pages)
+
+
+def test_axe_finds_no_wcag_violation_on_the_other_pages_either(live_server, new_context, login, studies):
+    _axe_over(live_server, new_context, login, _more_pages(studies))
+
+
+def test_axe_finds_nothing_in_the_pages_open_states_either(live_server, new_context, login, studies):
+    """The keys-and-guidelines panel, the account menu, a heatmap cell's issues, a disagreement to settle."""
+    found: dict[str, list[dict]] = {}
+    rater = login(new_context(), "rater_a")
+    rater.goto(
+        f"{live_server.url}{reverse('annotator:label', args=[studies.open_study.pk, studies.open_assignment.pk])}"
+    )
+    wait_for_labelling_script(rater)
+    rater.get_by_test_id("guidelines-toggle").click()
+    rater.get_by_test_id("account-menu").click()
+    found["labelling page, keys and account menu open"] = axe_violations(rater)
+
+    owner = login(new_context(), "owner")
+    owner.goto(f"{live_server.url}{reverse('annotator:study_agreement', args=[studies.study.pk])}")
+    owner.locator("a.cell-link").first.click()
+    owner.get_by_test_id("cell-issues").wait_for()
+    found["agreement page, a heatmap cell's issues listed"] = axe_violations(owner)
+
+    adjudicator = login(new_context(), "adjudicator")
+    url = reverse("annotator:adjudicate", args=[studies.open_study.pk, studies.disputed.pk])
+    assert adjudicator.goto(f"{live_server.url}{url}").status == 200
+    found["adjudication page, a pending disagreement"] = axe_violations(adjudicator)
+
     total = sum(violating_elements(violations) for violations in found.values())
     assert total == 0, f"axe found {total} violating element(s):\n{violations_report(found)}"
