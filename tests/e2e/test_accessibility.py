@@ -23,10 +23,19 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 DEMO_ISSUES = Path(settings.BASE_DIR) / "annotator" / "demo" / "demo_issues.json"
 LONG_LOG = "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191 " * 4
+WIDE_TABLE = (
+    "| "
+    + " | ".join(f"rank {n} NCCL_SOCKET_IFNAME" for n in range(12))
+    + " |\n|"
+    + "---|" * 12
+    + "\n|"
+    + " eth0 |" * 12
+)
 ISSUE_BODY = (
     "Training hangs after the first step.\n\n## Log\n\n```\n"
     + LONG_LOG
-    + "\n```\n\n![loss curve](https://example.org/loss.png)\n"
+    + "\n```\n\n![loss curve](https://example.org/loss.png)\n\n"
+    + WIDE_TABLE
 )
 
 

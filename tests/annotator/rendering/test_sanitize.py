@@ -165,6 +165,26 @@ def test_every_code_block_is_reachable_by_keyboard_and_named_by_the_app_only(sou
     assert blocks == [CODE_BLOCK], "a block that scrolls sideways must take the focus, and an issue cannot set it"
 
 
+TABLE_BOX = {"class": "table-scroll", "tabindex": "0", "role": "region", "aria-label": "Table"}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "| a | b |\n|---|---|\n| 1 | 2 |",
+        '<table role="presentation" tabindex="3"><tr><td>raw HTML</td></tr></table>',
+        "<table><tr><td>not closed",
+    ],
+)
+def test_every_table_scrolls_inside_a_focusable_box_and_keeps_its_role(source):
+    html = render_markdown(source)
+    found = elements(html)
+    tags = [tag for tag, _ in found]
+    assert found[tags.index("table") - 1] == ("div", TABLE_BOX), "the box opens right before the table"
+    assert dict(found[tags.index("table")][1]) == {}, "the table keeps no attribute an issue gave it"
+    assert html.count("</table></div>") == html.count("<table") == 1
+
+
 def test_pre_written_as_text_stays_text():
     html = render_markdown("`<pre>` and &lt;pre&gt; in prose")
     assert "<pre" not in html.replace("&lt;pre", "")
