@@ -183,7 +183,7 @@ def independence(
 
 
 def _clean(values: Sequence[float]) -> list[float]:
-    return [float(v) for v in values if v is not None and not math.isnan(float(v))]
+    return [float(v) for v in values if v is not None and v == v]  # NaN is the one value unequal to itself
 
 
 def kruskal_wallis(groups: Mapping[str, Sequence[float]], *, subject: str = "") -> StatResult:

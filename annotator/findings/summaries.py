@@ -35,7 +35,7 @@ def quantile(ordered: list[float], q: float) -> float:
 
 def known(values: Iterable[float | None]) -> list[float]:
     """The values that are there: no None, no NaN."""
-    return [float(v) for v in values if v is not None and not math.isnan(float(v))]
+    return [float(v) for v in values if v is not None and v == v]  # NaN is the one value unequal to itself
 
 
 def summarise(values: Iterable[float | None]) -> Summary:
