@@ -1,11 +1,11 @@
-"""Factories for repositories, issues, comments and fix links; any test may import them."""
+"""Factories for repositories, issues, comments, fix links and their fix details; any test may import them."""
 
 import datetime as dt
 
 import factory
 from django.utils import timezone
 
-from annotator.models import Comment, Issue, IssueLink, Repository
+from annotator.models import Comment, ComponentRule, FixDetail, FixFile, Issue, IssueLink, Repository
 
 
 class RepositoryFactory(factory.django.DjangoModelFactory):
@@ -68,3 +68,41 @@ class IssueLinkFactory(factory.django.DjangoModelFactory):
     )
     title = "Fix the bug"
     merged = True
+
+
+class FixDetailFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = FixDetail
+
+    link = factory.SubFactory(IssueLinkFactory)
+    merged = True
+    opened_at = factory.LazyAttribute(lambda d: (d.link.issue.created or timezone.now()) + dt.timedelta(hours=2))
+    merged_at = factory.LazyAttribute(lambda d: d.opened_at + dt.timedelta(hours=22))
+    additions = 8
+    deletions = 2
+    changed_files = 1
+    commits = 1
+    comments = 0
+    review_comments = 0
+    files_complete = True
+    fetched_at = factory.LazyFunction(timezone.now)
+
+
+class FixFileFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = FixFile
+
+    detail = factory.SubFactory(FixDetailFactory)
+    path = factory.Sequence(lambda n: f"src/module_{n}.py")
+    additions = 8
+    deletions = 2
+
+
+class ComponentRuleFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = ComponentRule
+
+    repository = factory.SubFactory(RepositoryFactory)
+    pattern = factory.Sequence(lambda n: f"src/part{n}/**")
+    component = factory.Sequence(lambda n: f"Part {n}")
+    position = factory.Sequence(lambda n: n)
