@@ -71,10 +71,10 @@ def fix_data_rows(context: ExportContext) -> Iterator[list[Any]]:
     for start in range(0, len(ids), CHUNK_SIZE):
         chunk = ids[start : start + CHUNK_SIZE]
         fixes = issue_fixes(chunk)
-        issues = dict(
-            (pk, (url, number))
+        issues = {
+            pk: (url, number)
             for pk, url, number in Issue.objects.filter(pk__in=chunk).values_list("pk", "url", "number")
-        )
+        }
         for issue_id in chunk:
             repository, labels = sets[issue_id]
             url, number = issues[issue_id]

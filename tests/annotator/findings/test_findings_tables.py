@@ -2,29 +2,45 @@
 shares, flows and the tests, each figure checked by hand."""
 
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
 from types import SimpleNamespace
 
 import pytest
 
+from annotator.selectors.fixes import IssueFix
 from annotator.services.exports.context import CategoryInfo
 from annotator.services.findings import NO_COMPONENT, FindingsRow, findings_from_rows
 
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-@dataclass(frozen=True)
-class Measures:
-    """The per-issue fix measures the findings read (the attributes of the fix-measures selector's rows)."""
-
-    lines_changed: int | None
-    files: int | None = 1
-    components: tuple[str, ...] = ()
-    hours_to_fix: float | None = None
-    hours_to_close: float | None = None
-    comments: int | None = 0
-    participants: int | None = 1
-    has_fix: bool = True
+def Measures(
+    lines_changed,
+    files=1,
+    components=(),
+    hours_to_fix=None,
+    hours_to_close=None,
+    comments=0,
+    participants=1,
+    has_fix=True,
+):
+    """One issue's IssueFix (the fix-measures selector's row); ``lines_changed`` None: no fix details."""
+    measured = lines_changed is not None
+    return IssueFix(
+        issue_id=0,
+        repository_id=None,
+        has_fix=has_fix,
+        fixes=1 if measured else 0,
+        additions=lines_changed,
+        deletions=0 if measured else None,
+        lines_changed=lines_changed,
+        files=files if measured else None,
+        components=tuple(components),
+        unmapped_files=0 if measured else None,
+        hours_to_fix=hours_to_fix,
+        hours_to_close=hours_to_close,
+        comments=comments,
+        participants=participants,
+    )
 
 
 DIMENSIONS = [
