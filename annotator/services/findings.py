@@ -38,6 +38,7 @@ SIGNIFICANCE = 0.05
 CORRECTION = "fdr_bh"
 MIN_PAIRWISE = 5  # a category with fewer fixes than this takes no part in the pairwise tests
 NO_COMPONENT = "(no mapped component)"
+UNLABELLED = object()  # an issue without a category in the dimension: not counted in its shares
 MEASURES = {
     "size": ("lines_changed", "Lines changed (additions + deletions)", "fix size"),
     "time": ("hours_to_fix", "Hours from the issue's opening to the fix merged", "time to fix"),
@@ -144,6 +145,7 @@ class _Builder:
         self.dimensions = {d.key: d for d in dimensions}
         self.categories = categories
         self.seed = seed
+        self.flags = {pk: info.distributed_specific for pk, info in categories.items()}
         self.with_fix = [row for row in rows if row.value("lines_changed") is not None]
         self.groupings = [Grouping(k, self.dimensions[k].name) for k in FINDINGS_DIMENSIONS if k in self.dimensions]
         self.groupings.append(Grouping(FRAMEWORK, "Framework"))
@@ -307,33 +309,28 @@ class _Builder:
                 info.dimension_key == key and info.distributed_specific is not None for info in self.categories.values()
             )
         ]
-        stage = STAGE in self.dimensions
-        rows = []
-        shares = ([], [])
+        # The issues of each stage (all issues first), by row index; the stages largest first.
+        issue_groups: list[tuple[str, list[int]]] = [("All stages", list(range(len(self.rows))))]
+        stages = self.members.get(STAGE, {}) if STAGE in self.dimensions else {}
+        for pk in sorted(stages, key=lambda pk: (-len(stages[pk]), category_label(self.categories.get(pk), pk))):
+            issue_groups.append((category_label(self.categories.get(pk), pk), stages[pk]))
+        rows: list[list] = []
+        shares: tuple[list[str], list[float]] = ([], [])
         for key in flagged:
             name = self.dimensions[key].name
             used = {pk for row in self.rows for pk in row.labels.get(key, ())}
-            tally = Counter(self.categories[pk].distributed_specific if pk in self.categories else None for pk in used)
-            rows.append(self._share_row("All stages", name, "categories used", tally))
-            issue_groups: list[tuple[str, list[FindingsRow]]] = [("All stages", list(self.rows))]
-            if stage:
-                by_stage: dict[int, list[FindingsRow]] = defaultdict(list)
-                for row in self.rows:
-                    for pk in row.labels.get(STAGE, ()):
-                        by_stage[pk].append(row)
-                for pk in sorted(
-                    by_stage, key=lambda pk: (-len(by_stage[pk]), category_label(self.categories.get(pk), pk))
-                ):
-                    issue_groups.append((category_label(self.categories.get(pk), pk), by_stage[pk]))
+            tally = Counter(self.flags.get(pk) for pk in used)
+            rows.append(self._share_row(name, "All stages", "categories used", tally))
+            flags = [self._issue_flag(row, key) if row.labels.get(key) else UNLABELLED for row in self.rows]
             for stage_name, members in issue_groups:
-                tally = Counter(self._issue_flag(row, key) for row in members if row.labels.get(key))
-                rows.append(self._share_row(stage_name, name, "issues", tally))
-                shares[0].append(f"{stage_name} · {name}")
+                tally = Counter(flags[i] for i in members if flags[i] is not UNLABELLED)
+                rows.append(self._share_row(name, stage_name, "issues", tally))
+                shares[0].append(f"{name} · {stage_name}")
                 shares[1].append(rows[-1][-1] or 0.0)
         return ReportTable(
             slug="findings-distributed",
             title="Distributed-specific categories, overall and per stage",
-            header=["Stage", "Dimension", "Counted", "Distributed-specific", "Not", "Unknown", "Share (%)"],
+            header=["Dimension", "Stage", "Counted", "Distributed-specific", "Not", "Unknown", "Share (%)"],
             rows=rows,
             group_by=0,
             bars=shares,
@@ -352,16 +349,16 @@ class _Builder:
         )
 
     def _issue_flag(self, row: FindingsRow, key: str) -> bool | None:
-        flags = [self.categories[pk].distributed_specific if pk in self.categories else None for pk in row.labels[key]]
+        flags = [self.flags.get(pk) for pk in row.labels[key]]
         if any(flag is True for flag in flags):
             return True
         return False if flags and all(flag is False for flag in flags) else None
 
     @staticmethod
-    def _share_row(stage: str, dimension: str, counted: str, tally: Counter) -> list:
+    def _share_row(dimension: str, stage: str, counted: str, tally: Counter) -> list:
         known = tally[True] + tally[False]
         share = round(100.0 * tally[True] / known, 1) if known else None
-        return [stage, dimension, counted, tally[True], tally[False], tally[None], share]
+        return [dimension, stage, counted, tally[True], tally[False], tally[None], share]
 
     def flow_table(self) -> ReportTable | None:
         chain = [key for key in MAPPING_CHAIN if key in self.dimensions]

@@ -119,7 +119,7 @@ def test_components_by_root_cause_count_each_component_and_unmapped_fixes(findin
 
 def test_distributed_share_overall_and_per_stage(findings):
     table = findings.table("findings-distributed")
-    rows = {(r[0], r[1], r[2]): r[3:] for r in table.rows}
+    rows = {(r[1], r[0], r[2]): r[3:] for r in table.rows}
     # Symptoms used: Hang (distributed-specific) and Crash (not): 50%.
     assert rows[("All stages", "Symptom", "categories used")] == [1, 1, 0, 50.0]
     # Issues: Hang on 1, 2, 5; Crash on 3, 4, 6.

@@ -175,3 +175,34 @@ def test_importing_the_statistics_loads_no_numerical_library_nor_django():
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_pairwise_family_computes_each_pair_as_the_single_test_does(seed):
+    import random
+
+    rng = random.Random(seed)
+    groups = {
+        f"g{i}": [rng.choice([0, 1, 2, 3, 5, 8, 13, 100, rng.random() * 50]) for _ in range(rng.randint(1, 120))]
+        for i in range(5)
+    }
+    groups["no ties, small"] = [0.5 + i for i in range(7)]
+    groups["other, small"] = [0.25 + 2 * i for i in range(6)]
+    names = list(groups)
+    family = pairwise_mann_whitney(groups)
+    singles = [
+        mann_whitney(groups[x], groups[y], subject=f"{x} vs {y}") for i, x in enumerate(names) for y in names[i + 1 :]
+    ]
+    assert [r.subject for r in family] == [r.subject for r in singles]
+    for fast, reference in zip(family, singles, strict=True):
+        assert fast.test == reference.test
+        assert fast.statistic == pytest.approx(reference.statistic, abs=1e-9)
+        assert fast.p == pytest.approx(reference.p, rel=1e-9, abs=1e-15)
+        assert fast.effect_size == pytest.approx(reference.effect_size, abs=1e-12)
+        assert fast.magnitude == reference.magnitude
+
+
+def test_pairs_whose_values_are_all_equal_have_p_one():
+    (result,) = pairwise_mann_whitney({"a": [3.0] * 60, "b": [3.0] * 70})
+    reference = mann_whitney([3.0] * 60, [3.0] * 70)
+    assert result.p == reference.p == 1.0 and result.effect_size == 0.0
