@@ -106,8 +106,13 @@ def final_label_sets(*, study: Study, keys: list[str]) -> dict[int, tuple[int | 
     ):
         issues[resolution_id] = issue_id
         sets[issue_id] = (repository_id, {})
-    for resolution_id, key, category_id, _repository_id in _label_rows(study=study, keys=keys).iterator(
-        chunk_size=5000
-    ):
+    values = (
+        ResolutionValue.objects.filter(
+            resolution__in=final_labels(study=study), category__isnull=False, dimension__key__in=keys
+        )
+        .order_by()
+        .values_list("resolution_id", "category_id", "dimension__key")
+    )
+    for resolution_id, category_id, key in values.iterator(chunk_size=5000):
         sets[issues[resolution_id]][1].setdefault(key, []).append(category_id)
     return sets
