@@ -173,6 +173,18 @@ class _Builder:
             return str(group)
         return category_label(self.categories.get(group), group)
 
+    def named(self, grouping: Grouping, values: dict[object, list[float]]) -> dict[str, list[float]]:
+        """The groups by name, largest first; two categories of one name (in two branches) keep their codes."""
+        order = _ordered_groups(values, lambda g: self.name(grouping, g))
+        names = Counter(self.name(grouping, g) for g in order)
+        named = {}
+        for group in order:
+            name = self.name(grouping, group)
+            if names[name] > 1 and group in self.categories:
+                name = f"{name} [{self.categories[group].code}]"
+            named[name] = values[group]
+        return named
+
     # ----------------------------------------------------------------- fix size and time per group
 
     def measure_tables(self, measure: str, omnibus: dict[str, Any]) -> list[ReportTable]:
@@ -232,7 +244,7 @@ class _Builder:
             samples = {}
             for grouping in self.groupings:
                 values = self.grouped(grouping, attribute)
-                named = {self.name(grouping, g): values[g] for g in _ordered_groups(values, lambda g: str(g))}
+                named = self.named(grouping, values)
                 samples[grouping.key] = named
                 omnibus.append(kruskal_wallis(named, subject=f"{what} by {grouping.name.lower()}"))
             omnibus = corrected(omnibus, method=CORRECTION)

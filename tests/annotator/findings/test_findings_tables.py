@@ -198,3 +198,14 @@ def test_a_study_without_fix_data_still_has_every_table():
     assert findings.table("findings-size-symptom").rows == [["Hang", 1, 0, None, None, None, None, None]]
     assert findings.table("findings-components-root_cause").rows == []
     assert "no data" in findings.table("findings-size-symptom").svg()
+
+
+def test_two_categories_of_one_name_stay_apart_in_the_tests():
+    categories = {
+        **CATEGORIES,
+        22: CategoryInfo("a-config", "Configuration", "A > Configuration", "root_cause", None),
+    }
+    rows = [row(i, "DeepSpeed", 1, 10, [21 if i % 2 else 22], 30, Measures(i, hours_to_fix=i)) for i in range(1, 13)]
+    findings = findings_from_rows(rows, dimensions=DIMENSIONS, categories=categories, seed=3)
+    kruskal = next(t.result for t in findings.tests if t.result.subject == "fix size by root cause")
+    assert kruskal.n == 12 and kruskal.note == "2 groups."
