@@ -209,3 +209,13 @@ def test_two_categories_of_one_name_stay_apart_in_the_tests():
     findings = findings_from_rows(rows, dimensions=DIMENSIONS, categories=categories, seed=3)
     kruskal = next(t.result for t in findings.tests if t.result.subject == "fix size by root cause")
     assert kruskal.n == 12 and kruskal.note == "2 groups."
+
+
+def test_a_study_without_final_labels_has_empty_tables_and_undefined_tests():
+    findings = findings_from_rows([], dimensions=DIMENSIONS, categories=CATEGORIES, seed=3)
+    assert (findings.issues, findings.with_fix) == (0, 0)
+    assert findings.table("findings-size-root_cause").rows == []
+    assert all(not t.result.defined for t in findings.tests)
+    for table in findings.tables:
+        if table.has_chart:
+            assert table.svg().startswith("<?xml")
