@@ -577,7 +577,8 @@ def _write(report: str, vendor: str) -> None:
         "form, the benchmark repeats the rater's loop (next assignment, save a draft, submit, open the queue page) "
         "and then fetches pages of 100 assignments. Times are round trips on the loopback interface; SQL queries "
         "are counted in-process against the same database. The queue page holds the progress per round, the next "
-        "issue, and up to 50 each of the rater's drafts, skipped and most recently submitted issues. The floor rows "
+        "issue, up to 50 each of the rater's drafts and skipped issues, and the 20 most recently submitted "
+        '("All my issues" lists every one; runs before 2026-12-02 17:00 listed 50 submitted). The floor rows '
         "are two bare endpoints behind the same middleware, session authentication and DRF handling (one "
         "`SELECT 1`; one one-row UPDATE and a durable commit), timed the same way.",
         "",

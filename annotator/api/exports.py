@@ -2,7 +2,9 @@
 
 GET  /api/v1/studies/{id}/exports/{what}.{format}     what: final | labels | taxonomy (streamed)
 GET  /api/v1/studies/{id}/report/                     every table of the report as JSON
-GET  /api/v1/studies/{id}/report/{table}.{format}     one table as csv | tex | svg
+GET  /api/v1/studies/{id}/report/{table}.{format}     one table (of the report or the findings) as csv | tex | svg | png
+GET  /api/v1/studies/{id}/findings/                   the findings: every table joining fixes and final labels
+GET  /api/v1/studies/{id}/findings/tests/             the findings' statistical tests (limit/offset)
 GET  /api/v1/studies/{id}/replication-packages/       the package builds (newest first, limit/offset)
 POST /api/v1/studies/{id}/replication-packages/       build one (owners and staff)
 GET  /api/v1/studies/{id}/replication-packages/{n}.zip
@@ -30,6 +32,7 @@ from annotator.services.exports import (
     replication_package_request,
 )
 from annotator.services.exports.streams import CONTENT_TYPES
+from annotator.services.findings import findings_as_json, stat_as_json, study_findings
 from annotator.services.report import FORMATS as TABLE_FORMATS
 from annotator.services.report import report_as_json, study_report
 from annotator.views.exports import streaming_download
@@ -71,6 +74,29 @@ class ReportOutputSerializer(serializers.Serializer):
     study = serializers.IntegerField()
     issues = serializers.IntegerField(help_text="Issues with a final label the tables count.")
     tables = ReportTableOutputSerializer(many=True)
+
+
+class FindingsOutputSerializer(serializers.Serializer):
+    study = serializers.IntegerField()
+    issues = serializers.IntegerField(help_text="Issues with a final label (resolved, not excluded).")
+    issues_with_fix = serializers.IntegerField(help_text="Of those, the issues whose linked fix has fix data.")
+    tables = ReportTableOutputSerializer(many=True)
+
+
+class FindingsTestOutputSerializer(serializers.Serializer):
+    family = serializers.CharField(help_text="The family the p-value was corrected in.")
+    subject = serializers.CharField(help_text="What was compared, e.g. 'framework × root cause'.")
+    test = serializers.CharField(help_text="The exact test used (chosen by the data for independence).")
+    n = serializers.IntegerField()
+    statistic = serializers.FloatField(allow_null=True)
+    df = serializers.IntegerField(allow_null=True, help_text="Null for exact and simulated tests.")
+    p = serializers.FloatField(allow_null=True, help_text="Null when the test is undefined on the data (see note).")
+    p_corrected = serializers.FloatField(allow_null=True)
+    correction = serializers.CharField()
+    effect_name = serializers.CharField()
+    effect_size = serializers.FloatField(allow_null=True)
+    magnitude = serializers.CharField()
+    note = serializers.CharField()
 
 
 class ExportJobOutputSerializer(serializers.ModelSerializer):
@@ -150,13 +176,47 @@ class ReportTableApi(APIView):
     @extend_schema(
         tags=TAGS,
         operation_id="study_report_table",
-        summary="One table of the report as CSV, LaTeX or SVG",
+        summary="One table of the report or the findings as CSV, LaTeX, SVG or PNG",
         parameters=[OpenApiParameter("fmt", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(TABLE_FORMATS))],
         responses={**_files(TABLE_FORMATS, "The table"), 403: FORBIDDEN, 404: NOT_FOUND},
     )
     def get(self, request: Request, pk: int, slug: str, fmt: str):
         access = export_access(user=request.user, pk=pk, what=LABELS)
         return report_table_response(access.study, slug, fmt)
+
+
+class FindingsApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="study_findings",
+        summary="The findings: fix size and time per category and framework, components, flows, the tests",
+        description="Each table also downloads as `report/{slug}.{format}` (csv, tex, and svg/png where charted).",
+        responses={200: FindingsOutputSerializer, 403: FORBIDDEN, 404: NOT_FOUND},
+    )
+    def get(self, request: Request, pk: int):
+        access = export_access(user=request.user, pk=pk, what=LABELS)
+        findings = study_findings(study=access.study)
+        return Response(FindingsOutputSerializer(findings_as_json(findings, access.study.pk)).data)
+
+
+class FindingsTestsApi(generics.GenericAPIView):
+    permission_classes = [IsAuthenticated]
+    pagination_class = BoundedLimitOffsetPagination
+    filter_backends: list = []
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="study_findings_tests",
+        summary="The findings' statistical tests, each with n, test, statistic, df, p, corrected p and effect size",
+        responses={200: FindingsTestOutputSerializer(many=True), 403: FORBIDDEN, 404: NOT_FOUND},
+    )
+    def get(self, request: Request, pk: int):
+        access = export_access(user=request.user, pk=pk, what=LABELS)
+        tests = [stat_as_json(item) for item in study_findings(study=access.study).tests]
+        page = self.paginator.paginate_queryset(tests, request, view=self)
+        return self.paginator.get_paginated_response(FindingsTestOutputSerializer(page, many=True).data)
 
 
 class ReplicationPackagesApi(generics.GenericAPIView):
@@ -227,6 +287,8 @@ urlpatterns = [
     path("studies/<id:pk>/exports/<str:what>.<str:fmt>", ExportDownloadApi.as_view(), name="study_export"),
     path("studies/<id:pk>/report/", ReportApi.as_view(), name="study_report"),
     path("studies/<id:pk>/report/<slug:slug>.<str:fmt>", ReportTableApi.as_view(), name="study_report_table"),
+    path("studies/<id:pk>/findings/", FindingsApi.as_view(), name="study_findings"),
+    path("studies/<id:pk>/findings/tests/", FindingsTestsApi.as_view(), name="study_findings_tests"),
     path("studies/<id:pk>/replication-packages/", ReplicationPackagesApi.as_view(), name="study_replication_packages"),
     path(
         "studies/<id:pk>/replication-packages/<id:job_pk>.zip",

@@ -30,9 +30,9 @@ OTHERS_COLOUR = "#999999"
 # Okabe-Ito: distinguishable with the common forms of colour blindness and in greyscale print.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 _XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-_MARGIN = 8
+MARGIN = 8
 _TITLE_HEIGHT = 28
-_GAP = 6
+GAP = 6
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Box:
 
 @dataclass(frozen=True)
 class Text:
-    """Lines of text; ``y`` is the middle of the block, ``anchor`` "start" or "end" at ``x``."""
+    """Lines of text; ``y`` is the middle of the block, ``anchor`` "start", "middle" or "end" at ``x``."""
 
     x: float
     y: float
@@ -58,12 +58,63 @@ class Text:
     tip: str = ""
 
 
+@dataclass(frozen=True)
+class Line:
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    stroke: str = "#000000"
+    width: float = 1.0
+
+
+@dataclass(frozen=True)
+class Dot:
+    x: float
+    y: float
+    radius: float
+    fill: str
+    tip: str = ""
+
+
+@dataclass(frozen=True)
+class Band:
+    """A flow between two vertical edges: from (x0, y0 .. y0 + thickness) to (x1, y1 .. y1 + thickness), curved."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    thickness: float
+    fill: str
+    tip: str = ""
+
+
+BAND_STEPS = 24  # straight pieces per curve edge in the PNG (the SVG draws the true cubic curve)
+
+
+def band_edge(band: Band, offset: float, steps: int = BAND_STEPS) -> list[tuple[float, float]]:
+    """Points along one edge of a band: a cubic curve with horizontal tangents at both ends."""
+    middle = (band.x0 + band.x1) / 2
+    points = []
+    for i in range(steps + 1):
+        t = i / steps
+        x = (1 - t) ** 3 * band.x0 + 3 * (1 - t) ** 2 * t * middle + 3 * (1 - t) * t**2 * middle + t**3 * band.x1
+        y0, y1 = band.y0 + offset, band.y1 + offset
+        y = (1 - t) ** 3 * y0 + 3 * (1 - t) ** 2 * t * y0 + 3 * (1 - t) * t**2 * y1 + t**3 * y1
+        points.append((x, y))
+    return points
+
+
+Item = Box | Text | Line | Dot | Band
+
+
 @dataclass
 class Chart:
     width: int
     height: float
     title: str
-    items: list[Box | Text] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)
 
 
 def clean_text(value: object) -> str:
@@ -97,7 +148,7 @@ def _number(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
-def _format_value(value: float) -> str:
+def format_value(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.3g}"
 
 
@@ -109,19 +160,19 @@ def _check(labels: Sequence[object], values: Sequence[float], what: str) -> None
             raise ValueError(f"The value for {label!r} is {value!r}; a bar needs a finite number of 0 or more.")
 
 
-def _label_column(labels: Sequence[object], width: int) -> tuple[float, int]:
+def label_column(labels: Sequence[object], width: int) -> tuple[float, int]:
     max_chars = max(4, int(width * 0.4 / CHAR_WIDTH))
     longest = max((len(line) for label in labels for line in wrap_label(label, max_chars)), default=0)
-    return longest * CHAR_WIDTH + _MARGIN * 2, max_chars
+    return longest * CHAR_WIDTH + MARGIN * 2, max_chars
 
 
-def _header(width: int, title: str, subtitle: str) -> tuple[list[Box | Text], float]:
-    items: list[Box | Text] = [Text(_MARGIN, 14, (clean_text(title),), bold=True, size=FONT_SIZE + 2)]
+def chart_header(width: int, title: str, subtitle: str) -> tuple[list[Box | Text], float]:
+    items: list[Box | Text] = [Text(MARGIN, 14, (clean_text(title),), bold=True, size=FONT_SIZE + 2)]
     top = _TITLE_HEIGHT
     if subtitle:
-        lines = wrap_label(subtitle, max(20, int((width - 2 * _MARGIN) / CHAR_WIDTH)), max_lines=4)
-        items.append(Text(_MARGIN, top + len(lines) * LINE_HEIGHT / 2 - 4, lines))
-        top += len(lines) * LINE_HEIGHT + _GAP
+        lines = wrap_label(subtitle, max(20, int((width - 2 * MARGIN) / CHAR_WIDTH)), max_lines=4)
+        items.append(Text(MARGIN, top + len(lines) * LINE_HEIGHT / 2 - 4, lines))
+        top += len(lines) * LINE_HEIGHT + GAP
     return items, top
 
 
@@ -131,7 +182,7 @@ def _rows(labels: Sequence[object], max_chars: int, bar_height: int, top: float)
     for label in labels:
         lines = wrap_label(label, max_chars)
         rows.append((lines, y))
-        y += max(bar_height, len(lines) * LINE_HEIGHT) + _GAP
+        y += max(bar_height, len(lines) * LINE_HEIGHT) + GAP
     return rows
 
 
@@ -139,10 +190,10 @@ def _row_height(lines: tuple[str, ...], bar_height: int) -> float:
     return max(bar_height, len(lines) * LINE_HEIGHT)
 
 
-def _row_label(label: object, lines: tuple[str, ...], middle: float, label_width: float) -> Text:
+def row_label(label: object, lines: tuple[str, ...], middle: float, label_width: float) -> Text:
     # The full text as a tooltip wherever the lines do not show it as it is (cut short, or a word split).
     tip = clean_text(label) if " ".join(lines) != clean_text(label) else ""
-    return Text(label_width - _MARGIN, middle, lines, anchor="end", tip=tip)
+    return Text(label_width - MARGIN, middle, lines, anchor="end", tip=tip)
 
 
 def bar_chart(
@@ -165,20 +216,20 @@ def bar_chart(
     _check(labels, values, "values")
     if value_labels is not None and len(value_labels) != len(values):
         raise ValueError(f"{len(value_labels)} value labels for {len(values)} values; give one per bar.")
-    printed = list(value_labels) if value_labels is not None else [_format_value(v) for v in values]
-    label_width, max_chars = _label_column(labels, width)
-    value_width = max((len(str(p)) for p in printed), default=0) * CHAR_WIDTH + _MARGIN
-    plot_width = max(width - label_width - value_width - _MARGIN, 10)
-    items, top = _header(width, title, subtitle)
+    printed = list(value_labels) if value_labels is not None else [format_value(v) for v in values]
+    label_width, max_chars = label_column(labels, width)
+    value_width = max((len(str(p)) for p in printed), default=0) * CHAR_WIDTH + MARGIN
+    plot_width = max(width - label_width - value_width - MARGIN, 10)
+    items, top = chart_header(width, title, subtitle)
     rows = _rows(labels, max_chars, bar_height, top)
-    height = (rows[-1][1] + _row_height(rows[-1][0], bar_height) + _GAP if rows else top) + _MARGIN
+    height = (rows[-1][1] + _row_height(rows[-1][0], bar_height) + GAP if rows else top) + MARGIN
     scale = plot_width / max(values) if values and max(values) > 0 else 0
     for index, (label, value, text) in enumerate(zip(labels, values, printed, strict=True)):
         lines, y = rows[index]
         middle = y + _row_height(lines, bar_height) / 2
         length = value * scale
         fill = colours[index] if colours is not None else BAR_COLOUR
-        items.append(_row_label(label, lines, middle, label_width))
+        items.append(row_label(label, lines, middle, label_width))
         tip = f"{clean_text(label)}: {text}"
         items.append(Box(label_width, middle - bar_height / 2, length, bar_height, fill, tip))
         items.append(Text(label_width + length + 4, middle, (clean_text(text),)))
@@ -203,35 +254,35 @@ def stacked_bar_chart(
     for name, values in series.items():
         _check(categories, list(values), f"values in the series {name!r}")
     totals = [sum(values[i] for values in series.values()) for i in range(len(categories))]
-    label_width, max_chars = _label_column(categories, width)
-    value_width = max((len(_format_value(t)) for t in totals), default=0) * CHAR_WIDTH + _MARGIN
-    plot_width = max(width - label_width - value_width - _MARGIN, 10)
-    items, legend_top = _header(width, title, subtitle)
+    label_width, max_chars = label_column(categories, width)
+    value_width = max((len(format_value(t)) for t in totals), default=0) * CHAR_WIDTH + MARGIN
+    plot_width = max(width - label_width - value_width - MARGIN, 10)
+    items, legend_top = chart_header(width, title, subtitle)
     legend_rows = math.ceil(len(series) / 4)
-    top = legend_top + legend_rows * (FONT_SIZE + _GAP) + _GAP
-    column_width = (width - 2 * _MARGIN) / 4
+    top = legend_top + legend_rows * (FONT_SIZE + GAP) + GAP
+    column_width = (width - 2 * MARGIN) / 4
     for index, name in enumerate(series):
-        x = _MARGIN + (index % 4) * column_width
-        y = legend_top + (index // 4) * (FONT_SIZE + _GAP)
+        x = MARGIN + (index % 4) * column_width
+        y = legend_top + (index // 4) * (FONT_SIZE + GAP)
         items.append(Box(x, y, FONT_SIZE, FONT_SIZE, PALETTE[index % len(PALETTE)]))
         legend = _fit(name, int((column_width - FONT_SIZE - 8) / CHAR_WIDTH))
         tip = clean_text(name) if legend != name else ""
         items.append(Text(x + FONT_SIZE + 4, y + FONT_SIZE / 2, (legend,), tip=tip))
     rows = _rows(categories, max_chars, bar_height, top)
-    height = (rows[-1][1] + _row_height(rows[-1][0], bar_height) + _GAP if rows else top) + _MARGIN
+    height = (rows[-1][1] + _row_height(rows[-1][0], bar_height) + GAP if rows else top) + MARGIN
     scale = plot_width / max(totals) if totals and max(totals) > 0 else 0
     for row, category in enumerate(categories):
         lines, y = rows[row]
         middle = y + _row_height(lines, bar_height) / 2
-        items.append(_row_label(category, lines, middle, label_width))
+        items.append(row_label(category, lines, middle, label_width))
         x = label_width
         for index, (name, values) in enumerate(series.items()):
             length = values[row] * scale
             if length > 0:
-                tip = f"{clean_text(category)}, {clean_text(name)}: {_format_value(values[row])}"
+                tip = f"{clean_text(category)}, {clean_text(name)}: {format_value(values[row])}"
                 items.append(Box(x, middle - bar_height / 2, length, bar_height, PALETTE[index % len(PALETTE)], tip))
             x += length
-        items.append(Text(x + 4, middle, (_format_value(totals[row]),)))
+        items.append(Text(x + 4, middle, (format_value(totals[row]),)))
     return Chart(width, height, clean_text(title), items)
 
 
@@ -249,7 +300,7 @@ def chart_svg(chart: Chart) -> str:
         f'<rect width="{chart.width}" height="{height}" fill="#ffffff"/>',
     ]
     for item in chart.items:
-        parts.append(_svg_box(item) if isinstance(item, Box) else _svg_text(item))
+        parts.append(_SVG_DRAW[type(item)](item))
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
@@ -265,10 +316,37 @@ def _svg_box(box: Box) -> str:
     )
 
 
+def _svg_line(line: Line) -> str:
+    return (
+        f'<line x1="{_number(line.x1)}" y1="{_number(line.y1)}" x2="{_number(line.x2)}" y2="{_number(line.y2)}" '
+        f'stroke="{line.stroke}" stroke-width="{_number(line.width)}"/>'
+    )
+
+
+def _svg_dot(dot: Dot) -> str:
+    tip = f"<title>{_text(dot.tip)}</title>" if dot.tip else ""
+    head = f'<circle cx="{_number(dot.x)}" cy="{_number(dot.y)}" r="{_number(dot.radius)}" fill="{dot.fill}"'
+    return f"{head}>{tip}</circle>" if tip else f"{head}/>"
+
+
+def _svg_band(band: Band) -> str:
+    middle = _number((band.x0 + band.x1) / 2)
+    x0, x1 = _number(band.x0), _number(band.x1)
+    top0, top1 = _number(band.y0), _number(band.y1)
+    bottom0, bottom1 = _number(band.y0 + band.thickness), _number(band.y1 + band.thickness)
+    path = (
+        f"M{x0} {top0} C{middle} {top0} {middle} {top1} {x1} {top1} "
+        f"L{x1} {bottom1} C{middle} {bottom1} {middle} {bottom0} {x0} {bottom0} Z"
+    )
+    tip = f"<title>{_text(band.tip)}</title>" if band.tip else ""
+    head = f'<path d="{path}" fill="{band.fill}" fill-opacity="0.55"'
+    return f"{head}>{tip}</path>" if tip else f"{head}/>"
+
+
 def _svg_text(text: Text) -> str:
     attributes = [f'x="{_number(text.x)}"', f'y="{_number(text.y)}"']
-    if text.anchor == "end":
-        attributes.append('text-anchor="end"')
+    if text.anchor in ("end", "middle"):
+        attributes.append(f'text-anchor="{text.anchor}"')
     if text.bold:
         attributes.append('font-weight="bold"')
     if text.size != FONT_SIZE:
@@ -288,6 +366,9 @@ def _svg_text(text: Text) -> str:
     return f"<text {' '.join(attributes)}>{tip}{spans}</text>"
 
 
+_SVG_DRAW = {Box: _svg_box, Text: _svg_text, Line: _svg_line, Dot: _svg_dot, Band: _svg_band}
+
+
 # --------------------------------------------------------------------------- PNG
 
 
@@ -297,7 +378,7 @@ def chart_png(chart: Chart, *, scale: float = 2.0) -> bytes:
 
     size = (max(1, round(chart.width * scale)), max(1, round(chart.height * scale)))
     image = Image.new("RGB", size, "#ffffff")
-    draw = ImageDraw.Draw(image)
+    draw = ImageDraw.Draw(image, "RGBA")
     fonts: dict[tuple[int, bool], ImageFont.FreeTypeFont] = {}
 
     def font(points: int, bold: bool):
@@ -307,6 +388,19 @@ def chart_png(chart: Chart, *, scale: float = 2.0) -> bytes:
         return fonts[key]
 
     for item in chart.items:
+        if isinstance(item, Line):
+            points = [(item.x1 * scale, item.y1 * scale), (item.x2 * scale, item.y2 * scale)]
+            draw.line(points, fill=item.stroke, width=max(1, round(item.width * scale)))
+            continue
+        if isinstance(item, Dot):
+            x, y, r = item.x * scale, item.y * scale, item.radius * scale
+            draw.ellipse([x - r, y - r, x + r, y + r], fill=item.fill)
+            continue
+        if isinstance(item, Band):
+            top = band_edge(item, 0)
+            bottom = band_edge(item, item.thickness)[::-1]
+            draw.polygon([(x * scale, y * scale) for x, y in top + bottom], fill=_translucent(item.fill))
+            continue
         if isinstance(item, Box):
             if item.width <= 0:
                 continue
@@ -314,7 +408,7 @@ def chart_png(chart: Chart, *, scale: float = 2.0) -> bytes:
             draw.rectangle([x0, y0, x0 + item.width * scale - 1, y0 + item.height * scale - 1], fill=item.fill)
             continue
         first = item.y - (len(item.lines) - 1) * LINE_HEIGHT / 2
-        anchor = "rm" if item.anchor == "end" else "lm"
+        anchor = {"end": "rm", "middle": "mm"}.get(item.anchor, "lm")
         for i, line in enumerate(item.lines):
             position = (item.x * scale, (first + i * LINE_HEIGHT) * scale)
             draw.text(position, line, fill="#000000", font=font(item.size, item.bold), anchor=anchor)
@@ -325,6 +419,12 @@ def chart_png(chart: Chart, *, scale: float = 2.0) -> bytes:
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return out.getvalue()
+
+
+def _translucent(colour: str) -> tuple[int, int, int, int]:
+    """A #rrggbb colour at the SVG bands' fill-opacity (0.55), for Pillow's RGBA drawing."""
+    value = colour.lstrip("#")
+    return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16), 140
 
 
 # --------------------------------------------------------------------------- shortcuts

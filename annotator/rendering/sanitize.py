@@ -7,6 +7,10 @@ Images come from other sites, and loading one tells that site when a rater opens
 every image leaves here as a placeholder: a link to the image, with its address kept in
 `data-src`, that the page turns back into an image only when the rater asks (or the site allows
 external images; see static/js/external-images.js).
+
+A code block keeps its long lines and scrolls sideways, so it leaves here focusable and named: a keyboard
+user can reach it and scroll it with the arrow keys (the page may offer to wrap the lines instead). A wide
+table scrolls the same way, inside a focusable box.
 """
 
 import re
@@ -101,9 +105,23 @@ def _placeholders(html: str) -> str:
     return _TAG_RE.sub(replace, html)
 
 
+# Added after cleaning, so no issue can set its own tabindex or role; nh3 escapes any "<pre" or "<table" in
+# text and closes every table it keeps. A table scrolls inside a focusable box (the table keeps its own role).
+_PRE_OPEN_RE = re.compile(r"<pre(?=[\s>])")
+_TABLE_RE = re.compile(r"<table(?=[\s>])|</table>")
+CODE_BLOCK_ATTRIBUTES = 'tabindex="0" role="region" aria-label="Code block"'
+TABLE_BOX = '<div class="table-scroll" tabindex="0" role="region" aria-label="Table">'
+
+
+def _focusable_code_blocks(html: str) -> str:
+    html = _PRE_OPEN_RE.sub(f"<pre {CODE_BLOCK_ATTRIBUTES}", html)
+    return _TABLE_RE.sub(lambda match: "</table></div>" if match.group(0) == "</table>" else TABLE_BOX + "<table", html)
+
+
 def sanitize_html(html: str) -> str:
-    """Sanitised HTML, safe to mark safe in a template; images become placeholders (see above)."""
-    return _placeholders(_clean(html))
+    """Sanitised HTML, safe to mark safe in a template; images become placeholders and code blocks
+    keyboard-reachable (see above)."""
+    return _focusable_code_blocks(_placeholders(_clean(html)))
 
 
 def _clean(html: str) -> str:

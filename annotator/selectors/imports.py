@@ -14,7 +14,8 @@ from collections.abc import Iterable
 
 from django.db.models import Q, QuerySet
 
-from annotator.models import ImportJob, StudyMember
+from annotator.importers.files import parse_repository_ref
+from annotator.models import ImportJob, Repository, StudyMember
 from core.errors import NotFoundError, PermissionDeniedError
 from core.permissions import can_manage_imports
 
@@ -69,3 +70,19 @@ def import_job_get(*, user, pk: int, kind: str | None = None) -> ImportJob:
     if job is None:
         raise NotFoundError(f"There is no import #{pk}.")
     return job
+
+
+def import_job_repositories(*, job: ImportJob) -> list[Repository]:
+    """The repositories a job names (a GitHub import's, a file import's "into owner/name"), for links to their
+    issues. Which issues a job wrote is not recorded, so a file import that took each issue's repository from
+    its URL names none."""
+    params = job.parameters or {}
+    if params.get("repository_id"):
+        return list(Repository.objects.filter(pk=params["repository_id"]))
+    try:
+        ref = parse_repository_ref(params.get("repo") or "")
+    except ValueError:  # no repository named, or one this version no longer reads
+        return []
+    named = Q(host__iexact=ref.host, owner__iexact=ref.owner, name__iexact=ref.name)
+    renamed = Q(aliases__host__iexact=ref.host, aliases__owner__iexact=ref.owner, aliases__name__iexact=ref.name)
+    return list(Repository.objects.filter(named | renamed).distinct())

@@ -165,8 +165,14 @@ def _queue_list(rater, study: Study, status: str, order: str, recent: int) -> li
     )
 
 
-def rater_queue(*, rater, study: Study, recent: int = 50) -> dict[str, Any]:
-    """The queue page: progress this round, the next issue, my drafts, skipped and submitted issues.
+QUEUE_RECENT = 50  # drafts and skipped issues the queue page lists
+QUEUE_RECENT_SUBMITTED = 20  # the latest submits; "All my issues" lists every one
+
+
+def rater_queue(
+    *, rater, study: Study, recent: int = QUEUE_RECENT, recent_submitted: int | None = None
+) -> dict[str, Any]:
+    """The queue page: progress this round, the next issue, my drafts, skipped and latest submitted issues.
 
     A list the progress counters say is empty is not queried at all.
     """
@@ -187,15 +193,17 @@ def rater_queue(*, rater, study: Study, recent: int = 50) -> dict[str, Any]:
     skipped = sum(row["skipped"] for row in rounds)
     submitted = sum(row["done"] for row in rounds)
     by_position = "position"
+    recent_submitted = QUEUE_RECENT_SUBMITTED if recent_submitted is None else recent_submitted
     return {
         "rounds": rounds,
         "current": current,
         "next": upcoming,
         "drafts": _queue_list(rater, study, Assignment.Status.DRAFTED, by_position, recent) if drafted else [],
         "skipped": _queue_list(rater, study, Assignment.Status.SKIPPED, by_position, recent) if skipped else [],
-        "submitted": _queue_list(rater, study, Assignment.Status.SUBMITTED, "-submitted_at", recent)
+        "submitted": _queue_list(rater, study, Assignment.Status.SUBMITTED, "-submitted_at", recent_submitted)
         if submitted
         else [],
+        "submitted_count": submitted,
     }
 
 

@@ -89,3 +89,30 @@ def repository_names(*, ids: set[int]) -> dict[int | None, str]:
 
 def final_count(*, study: Study) -> int:
     return final_labels(study=study).count()
+
+
+def final_label_sets(*, study: Study, keys: list[str]) -> dict[int, tuple[int | None, dict[str, list[int]]]]:
+    """Issue id -> (repository id, {dimension key: category ids}) for every final label that counts.
+
+    Two queries whatever the size of the study; an issue resolved without a category in a dimension has no entry
+    for that key.
+    """
+    issues: dict[int, int] = {}
+    sets: dict[int, tuple[int | None, dict[str, list[int]]]] = {}
+    for resolution_id, issue_id, repository_id in (
+        final_labels(study=study)
+        .order_by()
+        .values_list("id", "study_issue__issue_id", "study_issue__issue__repository_id")
+    ):
+        issues[resolution_id] = issue_id
+        sets[issue_id] = (repository_id, {})
+    values = (
+        ResolutionValue.objects.filter(
+            resolution__in=final_labels(study=study), category__isnull=False, dimension__key__in=keys
+        )
+        .order_by()
+        .values_list("resolution_id", "category_id", "dimension__key")
+    )
+    for resolution_id, category_id, key in values.iterator(chunk_size=5000):
+        sets[issues[resolution_id]][1].setdefault(key, []).append(category_id)
+    return sets

@@ -1,7 +1,8 @@
 """Reading studies: which a user may see, and the owner's dashboard (bounded aggregate queries)."""
 
-from collections import Counter
-from datetime import timedelta
+from collections import Counter, OrderedDict
+from datetime import datetime, timedelta
+from threading import Lock
 from typing import Any
 
 from django.db.models import Count, F, Q, QuerySet
@@ -50,6 +51,32 @@ def study_list_rows(*, user) -> list[dict[str, Any]]:
 def study_dimensions(*, study: Study) -> list[Dimension]:
     """The dimensions the study labels, in the taxonomy's order (decided at creation, never empty)."""
     return list(study.dimensions.order_by("order", "key"))
+
+
+_dimension_ids: "OrderedDict[tuple[int, datetime], tuple[int, ...]]" = OrderedDict()
+_dimension_ids_lock = Lock()
+DIMENSION_IDS_CACHE_SIZE = 256
+
+
+def study_dimension_ids(*, study: Study) -> tuple[int, ...]:
+    """The ids of the dimensions the study labels, kept per process for each state of the study.
+
+    Every save of a label checks it, and the set rarely changes: any change of it moves the study's
+    `updated_at` (annotator/signals.py), so the cache key (id, updated_at) never hands out an old set.
+    """
+    key = (study.pk, study.updated_at)
+    with _dimension_ids_lock:
+        found = _dimension_ids.get(key)
+        if found is not None:
+            _dimension_ids.move_to_end(key)
+            return found
+    through = Study.dimensions.through.objects.filter(study_id=study.pk).order_by("dimension_id")
+    found = tuple(through.values_list("dimension_id", flat=True))
+    with _dimension_ids_lock:
+        _dimension_ids[key] = found
+        while len(_dimension_ids) > DIMENSION_IDS_CACHE_SIZE:
+            _dimension_ids.popitem(last=False)
+    return found
 
 
 def study_members(*, study: Study) -> QuerySet[StudyMember]:

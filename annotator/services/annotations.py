@@ -24,11 +24,13 @@ from annotator.models import (
     AnnotationHistory,
     AnnotationValue,
     Assignment,
+    FirstSubmission,
     Study,
     StudyIssue,
     StudyMember,
 )
 from annotator.permissions import can_see_all_labels
+from annotator.selectors.studies import study_dimension_ids
 from annotator.services.agreement.version import study_labels_changed
 from annotator.services.first_submissions import first_submission_record
 from annotator.services.history import annotation_history_record, annotation_snapshot
@@ -168,7 +170,9 @@ def _lock(annotation: Annotation | int, actor, expected_version: int, *, submitt
             pk=OuterRef("assignment")
         )
         annotations = annotations.annotate(
-            other_raters=Exists(others), others_open=Exists(others.exclude(status=Assignment.Status.SUBMITTED))
+            other_raters=Exists(others),
+            others_open=Exists(others.exclude(status=Assignment.Status.SUBMITTED)),
+            first_submitted=Exists(FirstSubmission.objects.filter(annotation=OuterRef("pk"))),
         )
     try:
         locked = annotations.get(pk=pk)
@@ -191,9 +195,7 @@ def _catalogue(study: Study) -> tuple[dict[str, DimensionInfo], dict[int, Catego
     """The study's dimensions by key (all of its version's when it names none) and its version's categories."""
     version = study.taxonomy_version
     catalogue = version_catalogue(version_id=version.pk, published_at=version.published_at)
-    through = Study.dimensions.through.objects.filter(study=study).order_by()
-    dimension_ids = list(through.values_list("dimension_id", flat=True))
-    return catalogue.dimensions_by_key(dimension_ids), catalogue.categories
+    return catalogue.dimensions_by_key(list(study_dimension_ids(study=study))), catalogue.categories
 
 
 def _values_by_key(pairs: list[tuple[int, int]], dimensions: dict[str, DimensionInfo]) -> dict[str, list[int]]:
@@ -322,6 +324,7 @@ def annotation_submit(
             annotation=locked,
             values=[(category.dimension_id, category.pk) for categories in chosen.values() for category in categories],
             submitted_at=locked.submitted_at,
+            already_recorded=locked.first_submitted,
         )
     if locked.other_raters and not locked.others_open:
         _freeze(study_issue=study_issue, submitted=locked, actor=actor, dimensions=dimensions)

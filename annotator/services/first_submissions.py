@@ -5,7 +5,7 @@ live here once: an annotation has at most one first submission and a later write
 study issue and rater are the annotation's own; its values are (dimension, category) pairs, each once.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -46,18 +46,21 @@ class FirstSubmissionDraft:
         )
 
 
-def first_submissions_record(*, drafts: Sequence[FirstSubmissionDraft]) -> list[FirstSubmission]:
+def first_submissions_record(
+    *, drafts: Sequence[FirstSubmissionDraft], recorded: Iterable[int] | None = None
+) -> list[FirstSubmission]:
     """Keep the first submissions of annotations that have none yet; the others are left as they were.
 
     Call inside the writing transaction, with the annotations' study issues locked (or just created), so two
     writers cannot both record one. A bounded number of queries whatever the number of drafts. Returns the
-    new records, in the drafts' order.
+    new records, in the drafts' order. `recorded`: the ids among the drafts' annotations that already have
+    one, when the caller has read them under the same locks (else they are read here).
     """
-    recorded = set(
-        FirstSubmission.objects.filter(annotation_id__in=[d.annotation.pk for d in drafts]).values_list(
+    if recorded is None:
+        recorded = FirstSubmission.objects.filter(annotation_id__in=[d.annotation.pk for d in drafts]).values_list(
             "annotation_id", flat=True
         )
-    )
+    recorded = set(recorded)
     fresh: list[FirstSubmissionDraft] = []
     for draft in drafts:
         if draft.annotation.pk not in recorded:
@@ -97,13 +100,16 @@ def first_submission_record(
     values: list[tuple[int, int]],
     submitted_at: datetime,
     source: str = FirstSubmission.Source.APP,
+    already_recorded: bool | None = None,
 ) -> FirstSubmission | None:
     """Keep what the rater submitted first; later submits (revisions) leave it as it was.
 
     `values` are (dimension id, category id) pairs. Call inside the submitting transaction, with the
     annotation's study issue locked, so two submits of one annotation cannot both record. Returns the
-    new record, or None when the annotation already has one.
+    new record, or None when the annotation already has one. `already_recorded`: whether it has one, when the
+    caller has read that under the study issue's lock (else it is read here).
     """
     draft = FirstSubmissionDraft.of_annotation(annotation, values=values, submitted_at=submitted_at, source=source)
-    created = first_submissions_record(drafts=[draft])
+    recorded = None if already_recorded is None else ([annotation.pk] if already_recorded else [])
+    created = first_submissions_record(drafts=[draft], recorded=recorded)
     return created[0] if created else None

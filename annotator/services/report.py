@@ -15,7 +15,7 @@ and ``fix_pattern`` the study has (at least two).
 """
 
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,10 +68,12 @@ class ReportTable:
     stacked: tuple[list[str], dict[str, list[float]]] | None = None
     note: str = ""
     float_digits: int = 1
+    # Any other chart (a box plot, a flow chart): laid out only when a chart is asked for.
+    figure: Callable[[], Chart] | None = None
 
     @property
     def has_chart(self) -> bool:
-        return self.bars is not None or self.stacked is not None
+        return self.bars is not None or self.stacked is not None or self.figure is not None
 
     def csv(self) -> Iterator[str]:
         return csv_rows(self.header, self.rows)
@@ -87,6 +89,8 @@ class ReportTable:
         )
 
     def chart(self) -> Chart:
+        if self.figure is not None:
+            return self.figure()
         if self.stacked is not None:
             categories, series = self.stacked
             shown, series, subtitle = chart_top_stacked(categories, series)
@@ -147,7 +151,7 @@ def _share(n: int, total: int) -> float:
     return round(100.0 * n / total, 1) if total else 0.0
 
 
-def _label(info: CategoryInfo | None, pk: int | None) -> str:
+def category_label(info: CategoryInfo | None, pk: int | None) -> str:
     return info.name if info else f"category {pk}"
 
 
@@ -166,11 +170,13 @@ def _frameworks(study: Study, total: int) -> ReportTable:
 
 
 def _distribution(dimension, counts: Counter, categories: dict[int, CategoryInfo], total: int, tree: bool):
-    ordered = sorted(counts.items(), key=lambda item: (-item[1], _label(categories.get(item[0][0]), item[0][0])))
+    ordered = sorted(
+        counts.items(), key=lambda item: (-item[1], category_label(categories.get(item[0][0]), item[0][0]))
+    )
     rows = []
     for (pk,), n in ordered:
         info = categories.get(pk)
-        row = [_label(info, pk), info.code if info else ""]
+        row = [category_label(info, pk), info.code if info else ""]
         if tree:
             row.append(info.path if info else "")
         rows.append([*row, n, _share(n, total)])
@@ -188,7 +194,9 @@ def _distribution(dimension, counts: Counter, categories: dict[int, CategoryInfo
     )
 
 
-def _cross(slug: str, title: str, group_header: str, dimension, pairs: Counter, group_name, categories) -> ReportTable:
+def cross_table(
+    slug: str, title: str, group_header: str, dimension, pairs: Counter, group_name, categories
+) -> ReportTable:
     """Rows (group, category, issues) grouped by the first column; stacked bars: one bar per category."""
     by_group: dict[str, Counter] = defaultdict(Counter)
     for (pk, group), n in pairs.items():
@@ -197,14 +205,17 @@ def _cross(slug: str, title: str, group_header: str, dimension, pairs: Counter, 
     rows = []
     for group in groups:
         for pk, n in sorted(
-            by_group[group].items(), key=lambda item: (-item[1], _label(categories.get(item[0]), item[0]))
+            by_group[group].items(), key=lambda item: (-item[1], category_label(categories.get(item[0]), item[0]))
         ):
-            rows.append([group, _label(categories.get(pk), pk), n])
+            rows.append([group, category_label(categories.get(pk), pk), n])
     totals: Counter = Counter()
     for counter in by_group.values():
         totals.update(counter)
     shown = [
-        pk for pk, _ in sorted(totals.items(), key=lambda item: (-item[1], _label(categories.get(item[0]), item[0])))
+        pk
+        for pk, _ in sorted(
+            totals.items(), key=lambda item: (-item[1], category_label(categories.get(item[0]), item[0]))
+        )
     ]
     series = {group: [by_group[group].get(pk, 0) for pk in shown] for group in groups}
     return ReportTable(
@@ -213,7 +224,7 @@ def _cross(slug: str, title: str, group_header: str, dimension, pairs: Counter, 
         header=[group_header, dimension.name, "Issues"],
         rows=rows,
         group_by=0,
-        stacked=([_label(categories.get(pk), pk) for pk in shown], series),
+        stacked=([category_label(categories.get(pk), pk) for pk in shown], series),
         note=_others_note(len(shown), "categories") if len(shown) > CHART_ALL_BARS else "",
     )
 
@@ -226,7 +237,7 @@ def _full_name(info: CategoryInfo | None, pk: int | None, tree: bool) -> str:
     """A category by its full path in a tree ("Parent > Child"), so equal names under two parents differ."""
     if info is not None and tree and info.path:
         return info.path
-    return _label(info, pk)
+    return category_label(info, pk)
 
 
 def _mapping(dimensions, lengths, study, categories, hierarchical) -> ReportTable | None:
@@ -296,14 +307,14 @@ def study_report(*, study: Study) -> StudyReport:
             continue
         if stage is not None:
             pairs = grouped_counts(study=study, keys=[dimension.key, STAGE], lengths=lengths)
-            name = lambda pk: _label(categories.get(pk), pk)  # noqa: E731
+            name = lambda pk: category_label(categories.get(pk), pk)  # noqa: E731
         elif dimension.key in context.hierarchical:
             pairs = Counter({(pk, pk): n for (pk,), n in single[dimension.key].items()})
             name = lambda pk: roots.get(pk, "")  # noqa: E731
         else:
             continue
         report.tables.append(
-            _cross(
+            cross_table(
                 f"by-stage-{dimension.key}", f"{dimension.name} per stage", "Stage", dimension, pairs, name, categories
             )
         )
@@ -313,7 +324,7 @@ def study_report(*, study: Study) -> StudyReport:
     names = repository_names(ids={group[1] for c in repositories.values() for group in c})
     for dimension in dimensions:
         report.tables.append(
-            _cross(
+            cross_table(
                 f"by-framework-{dimension.key}",
                 f"{dimension.name} per framework",
                 "Framework",

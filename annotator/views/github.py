@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotator.jobs import JobNotQueuedError
 from annotator.models import ImportJob, Repository
 from annotator.selectors.github import github_jobs_recent, github_repositories
-from annotator.selectors.imports import import_job_get, import_jobs_actable
+from annotator.selectors.imports import import_job_get, import_job_repositories, import_jobs_actable
 from annotator.services.github_sync import github_import_start
 from core.errors import DomainError, NotFoundError
 from core.permissions import can_manage_imports
@@ -135,7 +135,12 @@ def job_status(job: ImportJob) -> dict:
 def github_job(request: HttpRequest, pk: int) -> HttpResponse:
     job = _job_for(request, pk)
     actable = import_jobs_actable(user=request.user, jobs=[job])
-    context = {"job": job, "status": job_status(job), "actable": actable}
+    context = {
+        "job": job,
+        "status": job_status(job),
+        "actable": actable,
+        "repositories": import_job_repositories(job=job),
+    }
     return render(request, "annotator/github/job.html", context)
 
 

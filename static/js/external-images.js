@@ -10,10 +10,17 @@
   if (document.body.dataset.externalImages === "load") {
     for (const placeholder of placeholders) {
       const image = document.createElement("img");
-      image.src = placeholder.dataset.src;
-      image.alt = placeholder.textContent.replace(/^\[image: |\]$/g, "");
+      const label = placeholder.textContent.replace(/^\[image: |\]$/g, "");
+      image.alt = label;
       image.loading = "lazy";
       image.referrerPolicy = "no-referrer";
+      // Offline, blocked or gone: the placeholder comes back, saying so, with its link to the image.
+      image.addEventListener("error", function () {
+        placeholder.textContent = `[image not loaded: ${label}]`;
+        placeholder.classList.add("is-unloaded");
+        image.replaceWith(placeholder);
+      }, { once: true });
+      image.src = placeholder.dataset.src;
       placeholder.replaceWith(image);
     }
     return;

@@ -8,7 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotator.models import Comment, ImportJob, Issue
+from annotator.models import Comment, ImportJob, Issue, Repository
 from core.permissions import STUDY_OWNERS_GROUP
 from tests.annotator.importers.file_records import gh_issue, rest_issue
 
@@ -172,3 +172,26 @@ def test_the_job_list_costs_the_same_number_of_queries_for_many_jobs(client_as, 
         response = client.get("/imports/")
     assert len(many) == len(few)
     assert response.content.decode().count("/imports/") > 30
+
+
+def test_an_import_into_a_repository_links_to_that_repositorys_issues(
+    client_as, owner, django_capture_on_commit_callbacks
+):
+    client = client_as("owner")
+    post_upload(client, upload([rest_issue(1, repo="NVIDIA/Megatron-LM")]), django_capture_on_commit_callbacks)
+    data = upload([rest_issue(n) for n in (1, 2)], repo="deepspeedai/deepspeed")  # the repository's case differs
+    post_upload(client, data, django_capture_on_commit_callbacks)
+    job = ImportJob.objects.order_by("-id").first()
+    deepspeed = Repository.objects.get(name="DeepSpeed")
+    page = client.get(f"/imports/{job.pk}/").content.decode()
+    link = f'href="/issues/?repository={deepspeed.pk}"'
+    assert link in page and "every issue of deepspeedai/DeepSpeed" in page
+    listed = client.get(f"/issues/?repository={deepspeed.pk}").content.decode()
+    assert listed.count("ZeRO-3 hangs at step") == 2, "the link lists the two DeepSpeed issues, not Megatron's"
+
+
+def test_an_import_that_names_no_repository_has_no_such_link(client_as, owner, django_capture_on_commit_callbacks):
+    client = client_as("owner")
+    post_upload(client, upload([rest_issue(1)]), django_capture_on_commit_callbacks)
+    job = ImportJob.objects.get()
+    assert 'data-testid="job-issues"' not in client.get(f"/imports/{job.pk}/").content.decode()

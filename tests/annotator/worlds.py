@@ -106,6 +106,30 @@ def labelled_world(users, n_issues: int = 6):
     return world
 
 
+def fixed_world(users):
+    """The labelled world whose issues got merged fixes with fix details: issue i (position i + 1) a pull request
+    of 3 * (i + 1) added and 1 deleted lines in one file (under a "ZeRO" component folder for even i); the last
+    issue has no linked fix."""
+    from tests.annotator.factories_issues import (
+        ComponentRuleFactory,
+        FixDetailFactory,
+        FixFileFactory,
+        IssueLinkFactory,
+    )
+
+    world = labelled_world(users)
+    study_issues = list(world.study.study_issues.select_related("issue__repository").order_by("position"))
+    repository = study_issues[0].issue.repository
+    ComponentRuleFactory(repository=repository, pattern="deepspeed/runtime/zero/**", component="ZeRO", position=0)
+    for i, study_issue in enumerate(study_issues[:-1]):
+        link = IssueLinkFactory(issue=study_issue.issue)
+        detail = FixDetailFactory(link=link, additions=3 * (i + 1), deletions=1, changed_files=1)
+        folder = "deepspeed/runtime/zero" if i % 2 == 0 else "docs"
+        FixFileFactory(detail=detail, path=f"{folder}/file_{i}.py")
+    world.study_issues = study_issues
+    return world
+
+
 def label_all(world, users, *, proposals: bool = False) -> None:
     """Issue i: symptom leaf i % 3 for both raters; root cause leaf 1 (A) / leaf i % 2 (B); stage leaves 0+1 for A.
 

@@ -190,6 +190,8 @@ def test_a_generated_client_calls_every_operation_and_parses_each_answer(
             {"id": published, "slug": "frameworks", "fmt": model("StudyReportTableFmt")("svg")},
             "File",
         ),
+        "study_findings": (as_owner, {"id": published}, "FindingsOutput"),
+        "study_findings_tests": (as_owner, {"id": published, "limit": 5}, "PaginatedFindingsTestOutputList"),
         "study_replication_packages_create": (as_owner, {"id": published}, "ExportJobOutput"),
         "study_replication_packages_list": (as_owner, {"id": published}, "PaginatedExportJobOutputList"),
         "study_replication_package_download": (as_owner, {"id": published, "job_pk": None}, "File"),
@@ -245,6 +247,8 @@ def test_a_generated_client_calls_every_operation_and_parses_each_answer(
     assert answers["study_issue_resolution_record"].note == "recorded by the generated client"
     assert answers["study_export_download"].payload.read().startswith(b"position,")
     assert answers["study_report_table"].payload.read().lstrip().startswith(b"<")
+    assert answers["study_findings"].issues == answers["study_report"].issues
+    assert answers["study_findings_tests"].count >= len(answers["study_findings_tests"].results)
     assert ExportJob.objects.get(pk=answers["study_replication_packages_create"].id).status == ExportJob.Status.DONE
     with zipfile.ZipFile(BytesIO(answers["study_replication_package_download"].payload.read())) as archive:
         assert any(name.endswith("README.md") for name in archive.namelist())

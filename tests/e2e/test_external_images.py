@@ -10,7 +10,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 def test_images_load_only_after_the_rater_asks(live_server, new_context, login):
     UserFactory(username="rater_a")
-    src = f"{live_server.url}/static/css/app.css?as-image"
+    src = f"{live_server.url}/static/favicon.svg"
     issue = IssueFactory(body=f"See the curve:\n\n![loss curve]({src})")
     page = login(new_context(), "rater_a")
     page.goto(f"{live_server.url}/issues/{issue.pk}/")

@@ -12,6 +12,7 @@ Layout (every file listed with its SHA-256 in SHA256SUMS, in the format ``sha256
     data/sample.jsonl         which issue is in which round, at which position
     data/labels.csv|.jsonl    every rater's submitted labels, raters as R1, R2, ...
     data/final_labels.csv|.jsonl   the final (resolved) labels
+    data/fixes.csv            the fix data, tidy: one row per issue with its final labels and fix measures
     agreement/agreement.json|.csv  the agreement report
     SHA256SUMS
 
@@ -42,6 +43,8 @@ from annotator.exports.jsonl import dumps
 from annotator.models import Issue, Study, StudyIssue
 
 from .context import ExportContext, export_context
+from .fix_data import README_LINES as FIX_DATA_README
+from .fix_data import fix_data_header, fix_data_rows
 from .lines import final_dataset_csv_lines, final_dataset_jsonl_lines
 from .rows import (
     CHUNK_SIZE,
@@ -200,6 +203,7 @@ def _readme(study: Study, record: dict, counts: dict[str, int], citation: str | 
         lines += ["", f"Taxonomy licence: {taxonomy.license}."]
     lines += ["", "## Software", "", "The agreement figures were computed with these exact versions:", ""]
     lines += [f"- {name} {version}" for name, version in software_versions()]
+    lines += ["", "## Fix data", "", *FIX_DATA_README]
     lines += ["", "## Files", "", "| file | rows |", "| --- | --- |"]
     lines += [f"| {name} | {n} |" for name, n in sorted(counts.items())]
     lines += [
@@ -243,6 +247,7 @@ def replication_package_write(
         ("data/labels.jsonl", lambda: jsonl_lines(rater_labels_records(context))),
         ("data/final_labels.csv", lambda: final_dataset_csv_lines(context)),
         ("data/final_labels.jsonl", lambda: final_dataset_jsonl_lines(context)),
+        ("data/fixes.csv", lambda: csv_rows(fix_data_header(context), fix_data_rows(context))),
         ("agreement/agreement.json", lambda: [dumps(report, indent=2) + "\n"]),
         ("agreement/agreement.csv", lambda: csv_rows(TABLE_COLUMNS, report_rows(report))),
         ("study.json", lambda: [dumps(record, indent=2) + "\n"]),

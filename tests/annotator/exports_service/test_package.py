@@ -29,6 +29,7 @@ EXPECTED = {
     "data/labels.jsonl",
     "data/final_labels.csv",
     "data/final_labels.jsonl",
+    "data/fixes.csv",
     "agreement/agreement.json",
     "agreement/agreement.csv",
 }

@@ -60,6 +60,9 @@ def test_the_owner_starts_an_import_that_runs_and_shows_its_progress(
     assert b"js/github.js" in page.content and b"<script>" not in page.content
     status = client.get(reverse("annotator:github_job_status", args=[job.pk])).json()
     assert status["status"] == "done" and status["counts"]["created"] == 5 and status["active"] is False
+    repository = Repository.objects.get(pk=job.parameters["repository_id"])
+    assert repository.full_name == REPO
+    assert f'href="/issues/?repository={repository.pk}"'.encode() in page.content, "the result links to the issues"
 
 
 def test_a_bad_repository_name_is_explained_and_creates_nothing(client_as, owner):

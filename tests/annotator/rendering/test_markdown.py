@@ -5,6 +5,7 @@ import re
 from annotator.rendering import render_markdown
 from annotator.rendering.highlight import COLLAPSE_LINES
 from annotator.rendering.placeholders import split_placeholders
+from annotator.rendering.sanitize import CODE_BLOCK_ATTRIBUTES
 
 DEEPSPEED_UNTOUCHED = """**Describe the bug**
 A clear and concise description of what the bug is.
@@ -32,20 +33,20 @@ def dimmed(html: str) -> list[str]:
 
 def test_fenced_python_is_highlighted_with_classes_not_inline_styles():
     html = render_markdown("```python\nimport deepspeed\nmodel = deepspeed.initialize()\n```")
-    assert '<pre class="highlight">' in html
+    assert f'<pre {CODE_BLOCK_ATTRIBUTES} class="highlight">' in html
     assert '<span class="kn">import</span>' in html
     assert "style=" not in html
 
 
 def test_untagged_traceback_is_highlighted_as_a_traceback():
     html = render_markdown('```\nTraceback (most recent call last):\n  File "train.py", line 3\nValueError: x\n```')
-    assert '<pre class="highlight">' in html
+    assert f'<pre {CODE_BLOCK_ATTRIBUTES} class="highlight">' in html
     assert 'class="ne"' in html or 'class="gr"' in html  # the exception name is coloured
 
 
 def test_unknown_language_falls_back_to_plain_escaped_text():
     html = render_markdown("```not-a-language\na < b\n```")
-    assert "<pre><code>a &lt; b" in html
+    assert f"<pre {CODE_BLOCK_ATTRIBUTES}><code>a &lt; b" in html
 
 
 def test_a_long_log_is_folded_with_its_size_and_last_line_in_the_summary():

@@ -145,7 +145,49 @@ def test_an_image_label_cannot_break_out_of_its_placeholder():
 
 def test_only_the_renderers_own_classes_survive():
     html = sanitize_html('<span class="tpl-placeholder evil">x</span><pre class="highlight other">y</pre>')
-    assert elements(html) == [("span", {"class": "tpl-placeholder"}), ("pre", {"class": "highlight"})]
+    assert elements(html) == [("span", {"class": "tpl-placeholder"}), ("pre", {**CODE_BLOCK, "class": "highlight"})]
+
+
+CODE_BLOCK = {"tabindex": "0", "role": "region", "aria-label": "Code block"}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "```\nlong log line\n```",
+        "    indented code",
+        '<pre tabindex="-1" role="button" aria-label="Submit" aria-hidden="true">raw HTML</pre>',
+        "```\n" + "line\n" * 40 + "```",  # folded into <details>
+    ],
+)
+def test_every_code_block_is_reachable_by_keyboard_and_named_by_the_app_only(source):
+    blocks = [attrs for tag, attrs in elements(render_markdown(source)) if tag == "pre"]
+    assert blocks == [CODE_BLOCK], "a block that scrolls sideways must take the focus, and an issue cannot set it"
+
+
+TABLE_BOX = {"class": "table-scroll", "tabindex": "0", "role": "region", "aria-label": "Table"}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "| a | b |\n|---|---|\n| 1 | 2 |",
+        '<table role="presentation" tabindex="3"><tr><td>raw HTML</td></tr></table>',
+        "<table><tr><td>not closed",
+    ],
+)
+def test_every_table_scrolls_inside_a_focusable_box_and_keeps_its_role(source):
+    html = render_markdown(source)
+    found = elements(html)
+    tags = [tag for tag, _ in found]
+    assert found[tags.index("table") - 1] == ("div", TABLE_BOX), "the box opens right before the table"
+    assert dict(found[tags.index("table")][1]) == {}, "the table keeps no attribute an issue gave it"
+    assert html.count("</table></div>") == html.count("<table") == 1
+
+
+def test_pre_written_as_text_stays_text():
+    html = render_markdown("`<pre>` and &lt;pre&gt; in prose")
+    assert "<pre" not in html.replace("&lt;pre", "")
 
 
 _FRAGMENTS = st.sampled_from(

@@ -98,3 +98,16 @@ def test_pages_continue_after_the_last_position_and_cost_the_same(users, django_
         second = client.get(url(world, after=first.context["following"]))
     assert len(rows(second)) == 5
     assert set(rows(first)).isdisjoint(rows(second))
+
+
+def test_the_queue_page_lists_the_latest_submits_and_links_to_every_one(world, client_as, monkeypatch):
+    import annotator.selectors.labelling as labelling
+
+    monkeypatch.setattr(labelling, "QUEUE_RECENT_SUBMITTED", 1)
+    response = client_as("rater_a").get(f"/studies/{world.study.pk}/queue/")
+    assert len(response.context["submitted"]) == 1 and response.context["submitted_count"] == 2
+    page = response.content.decode()
+    assert "The latest 1 of 2" in page
+    assert f'/studies/{world.study.pk}/queue/all/?status=submitted"' in page
+    listed = client_as("rater_a").get(url(world, status="submitted"))
+    assert len(rows(listed)) == 2

@@ -113,19 +113,19 @@ def test_save_and_submit_cost_a_fixed_small_number_of_queries(users):
     # (BEGIN and COMMIT in production). The same statements on PostgreSQL and SQLite.
     assert counts == {
         # savepoint; the annotation with its assignment, study issue, study and taxonomy version, locked; the
-        # catalogue (first use in this process: dimensions, categories); the study's dimensions; the old labels;
-        # the new labels; the annotation; the assignment (status, started); its progress counter; the history
-        # entry; release.
+        # catalogue (first use in this process: dimensions, categories); the study's dimensions (first use of
+        # this state of the study in this process); the old labels; the new labels; the annotation; the
+        # assignment (status, started); its progress counter; the history entry; release.
         "first draft": 12,
-        # savepoint; lock + read; the study's dimensions; the old labels (unchanged: none written); the
-        # annotation; the history entry; release.
-        "draft": 7,
+        # savepoint; lock + read; the old labels (unchanged: none written); the annotation; the history entry;
+        # release.
+        "draft": 6,
         # as above, and the label that changed: one DELETE, one INSERT.
-        "draft, a label changed": 9,
-        # savepoint; the study issue, locked; lock + read (and whether the other raters are done); the study's
-        # dimensions; the old labels; the annotation; the assignment; its progress counter; the history entry;
-        # the first submission (whether one exists, the record, its labels); the study's labels version; release.
-        "submit": 14,
+        "draft, a label changed": 8,
+        # savepoint; the study issue, locked; lock + read (and whether the other raters are done, whether a
+        # first submission exists); the old labels; the annotation; the assignment; its progress counter; the
+        # history entry; the first submission (the record, its labels); the study's labels version; release.
+        "submit": 12,
     }, counts
 
 
@@ -160,9 +160,9 @@ def _freezing_submit_count(users, n_issues: int) -> int:
 def test_the_submit_that_completes_an_issue_costs_a_fixed_number_of_queries(users):
     small, large = _freezing_submit_count(users, 3), _freezing_submit_count(users, 30)
     assert small == large, (small, large)
-    # savepoint; the study issue, locked; lock + read; the study's dimensions; the old labels (none); the new
-    # labels; the annotation; the assignment; its progress counter; the history entry; the first submission
-    # (exists, record, labels); then the freeze: every rater's annotation, locked, and their labels; one UPDATE
+    # savepoint; the study issue, locked; lock + read (with whether a first submission exists); the old labels
+    # (none); the new labels; the annotation; the assignment; its progress counter; the history entry; the first
+    # submission (record, labels); then the freeze: every rater's annotation, locked, and their labels; one UPDATE
     # freezing them; their history entries (one INSERT); the resolution (none yet), its INSERT, its final labels'
     # rows (one INSERT) and its history entry; the study's labels version; release.
-    assert small == 23, small
+    assert small == 21, small

@@ -1,0 +1,1 @@
+"""Findings from the final labels and the fix measures: pure statistics and summaries (no Django)."""
