@@ -26,12 +26,17 @@ class ComponentRuleOutputSerializer(serializers.ModelSerializer):
 
 
 # What the API takes is a plain subset of what the Components page takes, so the schema can say it exactly:
-# folders of path characters (no spaces, backslashes or [character sets]), none of them . or .., joined by /.
-_FREE = r"[^/\s\x00-\x1f\x7f\\\[\]]"
-_SEGMENT = rf"(?:[^./\s\x00-\x1f\x7f\\\[\]]{_FREE}*|\.[^./\s\x00-\x1f\x7f\\\[\]]{_FREE}*|\.\.{_FREE}+)"
+# folders of path characters (no spaces, control characters, backslashes or [character sets]), none of them
+# . or .., joined by /. Explicit ranges, not \s: a client's regex engine (ECMAScript's, in the schema) and
+# Python's disagree on which characters \s covers (U+0085, U+FEFF).
+_NOT_PATH = r"/ \x00-\x1f\x7f-\x9f\\\[\]"
+_FREE = rf"[^{_NOT_PATH}]"
+_SEGMENT = rf"(?:[^.{_NOT_PATH}]{_FREE}*|\.[^.{_NOT_PATH}]{_FREE}*|\.\.{_FREE}+)"
 PATTERN_REGEX = rf"^{_SEGMENT}(?:/{_SEGMENT})*/?$"
 # A name with a visible character and no control characters.
-COMPONENT_REGEX = r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$"
+_CONTROL = r"\x00-\x1f\x7f-\x9f"
+_BLANK = r" \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+COMPONENT_REGEX = rf"^[^{_CONTROL}]*[^{_CONTROL}{_BLANK}][^{_CONTROL}]*$"
 
 
 class ComponentRuleInputSerializer(serializers.Serializer):
