@@ -288,7 +288,7 @@ def report(results: dict, db: str, n: int) -> str:
     return "\n".join(
         [
             f"Machine: {machine()}; {db}; measured {today()} with `bench/findings_bench.py` (load average "
-            f"{load:.1f} when the report was written: the machine was shared with other work while it ran).",
+            f"{load:.1f} when the report was written{': the machine was busy with other work' if load > 1.5 else ''}).",
             "",
             "```",
             "DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/findings_bench.py "
