@@ -167,9 +167,7 @@ def _lock(annotation: Annotation | int, actor, expected_version: int, *, submitt
         others = Assignment.objects.filter(study_issue=OuterRef("assignment__study_issue")).exclude(
             pk=OuterRef("assignment")
         )
-        annotations = annotations.annotate(
-            other_raters=Exists(others), others_open=Exists(others.exclude(status=Assignment.Status.SUBMITTED))
-        )
+        annotations = annotations.annotate(others_open=Exists(others.exclude(status=Assignment.Status.SUBMITTED)))
     try:
         locked = annotations.get(pk=pk)
     except Annotation.DoesNotExist:
@@ -300,7 +298,8 @@ def annotation_save_draft(
 def annotation_submit(
     *, annotation: Annotation | int, actor, data: AnnotationInput, expected_version: int, elapsed_seconds: int = 0
 ) -> Annotation:
-    """Submit (or, if submitted before, revise). When every rater of the issue has submitted, all freeze."""
+    """Submit (or, if submitted before, revise). When every rater of the issue has submitted, all freeze: a
+    single-coded issue freezes on its one rater's submit, and its labels become the final label."""
     locked = _lock(annotation, actor, expected_version, submitting=True)
     study_issue = locked.assignment.study_issue
     dimensions, categories = _catalogue(study_issue.study)
@@ -323,7 +322,8 @@ def annotation_submit(
             values=[(category.dimension_id, category.pk) for categories in chosen.values() for category in categories],
             submitted_at=locked.submitted_at,
         )
-    if locked.other_raters and not locked.others_open:
+    # The last rater of the issue to submit freezes it; a single-coded issue's one rater is the last.
+    if not locked.others_open:
         _freeze(study_issue=study_issue, submitted=locked, actor=actor, dimensions=dimensions)
     study_labels_changed(study_id=study_issue.study_id)
     return locked
