@@ -11,6 +11,7 @@ from annotator.models import (
     ResolutionHistory,
     ResolutionValue,
     Study,
+    StudyFrame,
     StudyIssue,
     StudyMember,
     StudyRound,
@@ -63,16 +64,25 @@ class StudyAdmin(ServiceWritesOnlyMixin, admin.ModelAdmin):
     inlines = [StudyMemberInline]
 
 
+@admin.register(StudyFrame)
+class StudyFrameAdmin(AppendOnlyMixin, admin.ModelAdmin):
+    """A study's sample frames, as recorded: a new frame is a new row, written by the study services."""
+
+    list_display = ["study", "number", "kind", "added", "created_by", "created_at"]
+    list_filter = ["kind", "added"]
+    list_select_related = ["study", "created_by"]
+
+
 @admin.register(StudyRound)
 class StudyRoundAdmin(ServiceWritesOnlyMixin, admin.ModelAdmin):
-    list_display = ["study", "number", "kind", "size", "drawn", "pool_size", "seed", "created_at"]
+    list_display = ["study", "number", "kind", "size", "drawn", "double_coded", "pool_size", "seed", "created_at"]
     list_filter = ["kind"]
     readonly_fields = ["filters", "stratification", "seed", "size", "pool_size", "drawn", "created_by", "created_at"]
 
 
 @admin.register(StudyIssue)
 class StudyIssueAdmin(ServiceWritesOnlyMixin, admin.ModelAdmin):
-    list_display = ["study", "position", "issue", "round"]
+    list_display = ["study", "position", "issue", "round", "double_coded"]
     list_select_related = ["study", "issue__repository", "round__study"]
     raw_id_fields = ["issue", "round"]
     search_fields = ["issue__title"]

@@ -162,6 +162,15 @@ class _Round(serializers.Serializer):
     kind = serializers.CharField()
 
 
+class _Subset(serializers.Serializer):
+    issues = serializers.IntegerField(help_text="Issues in the study.")
+    double_coded = serializers.IntegerField(help_text="Issues in the reliability subset (labelled by every rater).")
+    partial = serializers.BooleanField(
+        help_text="True when some issues are single-coded: the figures are computed on the double-coded ones only."
+    )
+    text = serializers.CharField(help_text='"computed on 61 double-coded issues of 305" when partial, else empty.')
+
+
 class _Rater(serializers.Serializer):
     id = serializers.IntegerField(allow_null=True, help_text="Null when raters are shown by pseudonym.")
     name = serializers.CharField()
@@ -214,6 +223,7 @@ class AgreementReportOutputSerializer(serializers.Serializer):
     computed_at = serializers.DateTimeField()
     filters = _Filters()
     rounds = _Round(many=True)
+    subset = _Subset(help_text="What agreement is computed on: with partial overlap, the double-coded issues only.")
     raters = _Rater(many=True)
     pairs = _Pair(many=True)
     pooled = serializers.BooleanField(help_text="Two-rater measures pool each issue's two raters over pairs.")

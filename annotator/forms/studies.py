@@ -6,11 +6,17 @@ from decimal import Decimal
 from django import forms
 from django.contrib.auth import get_user_model
 
-from annotator.models import Issue, Repository, Study, StudyRound
+from annotator.models import ImportJob, Issue, Repository, Study, StudyFrame, StudyRound
+from annotator.selectors.issues import IssueFilters
+from annotator.services.frames import MAX_EXPLICIT_ISSUES, FrameSpec
 from annotator.services.sampling import (
+    OVERLAP_ALL,
+    OVERLAP_COUNT,
+    OVERLAP_PERCENT,
     STRATIFY_NONE,
     STRATIFY_PER_REPOSITORY,
     STRATIFY_PROPORTIONAL,
+    Overlap,
     SampleFilters,
 )
 from taxonomy.models import Dimension, TaxonomyVersion
@@ -49,18 +55,116 @@ class StudyCreateForm(forms.Form):
     agreement_threshold = forms.DecimalField(
         min_value=Decimal(0), max_value=Decimal(1), decimal_places=3, initial=Decimal("0.8")
     )
+    # The sample frame: which issues the study's rounds are drawn from.
+    frame_kind = forms.ChoiceField(
+        choices=StudyFrame.Kind.choices, initial=StudyFrame.Kind.ALL, label="Sample frame", required=False
+    )
+    import_job = forms.ModelChoiceField(
+        queryset=ImportJob.objects.none(), required=False, label="Import batch", help_text="A finished file import."
+    )
+    frame_repositories = forms.ModelMultipleChoiceField(
+        queryset=Repository.objects.none(), required=False, label="Repositories"
+    )
+    search_q = forms.CharField(required=False, max_length=200, label="Search words")
+    search_label = forms.CharField(required=False, max_length=200, label="Label")
+    search_state = forms.ChoiceField(choices=[("", "Any"), *Issue.State.choices[:2]], required=False, label="State")
+    search_kind = forms.ChoiceField(choices=[("", "Any"), *Issue.Kind.choices], required=False, label="Issue kind")
+    search_repository = forms.ModelChoiceField(queryset=Repository.objects.none(), required=False, label="Repository")
+    search_created_from = forms.DateField(
+        required=False, label="Created from", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    search_created_to = forms.DateField(
+        required=False, label="Created to", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    frame_issues = forms.CharField(
+        required=False,
+        max_length=200_000,
+        label="Issues",
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="Issue ids or addresses, one per line (demo issues count only when listed here).",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["taxonomy_version"].queryset = TaxonomyVersion.objects.select_related("taxonomy").order_by(
             "taxonomy__name", "-number"
         )
-        self.fields["dimensions"].queryset = Dimension.objects.select_related("version__taxonomy").order_by(
+        dimensions = Dimension.objects.select_related("version__taxonomy").order_by(
             "version__taxonomy__name", "version__number", "order", "key"
         )
+        chosen = self.data.get("taxonomy_version", "") if self.is_bound else ""
+        if chosen.isdigit() and len(chosen) < 19:
+            # Only the chosen version's dimensions are valid choices (the page's script hides the others).
+            dimensions = dimensions.filter(version_id=int(chosen))
+        self.fields["dimensions"].queryset = dimensions
         users = get_user_model().objects.filter(is_active=True).order_by("username")
         self.fields["raters"].queryset = users
         self.fields["adjudicators"].queryset = users
+        self.fields["import_job"].queryset = ImportJob.objects.filter(
+            kind=ImportJob.Kind.FILE, status=ImportJob.Status.DONE
+        ).order_by("-created_at", "-id")
+        repositories = Repository.objects.order_by("owner", "name")
+        self.fields["frame_repositories"].queryset = repositories
+        self.fields["search_repository"].queryset = repositories
+
+    def clean(self):
+        data = super().clean()
+        version, dimensions = data.get("taxonomy_version"), data.get("dimensions") or []
+        if version is not None and any(d.version_id != version.pk for d in dimensions):
+            self.add_error("dimensions", "Choose dimensions of the chosen taxonomy version only.")
+        return data
+
+    def clean_frame_issues(self) -> list[int]:
+        """Issue ids, or addresses of imported issues, one per line."""
+        lines = [line.strip() for line in self.cleaned_data["frame_issues"].splitlines() if line.strip()]
+        if len(lines) > MAX_EXPLICIT_ISSUES:
+            raise forms.ValidationError(f"List at most {MAX_EXPLICIT_ISSUES} issues.")
+        ids = [int(line) for line in lines if line.isdigit() and len(line) < 19]
+        urls = [line for line in lines if not (line.isdigit() and len(line) < 19)]
+        if urls:
+            found = dict(Issue.objects.filter(url__in=urls).values_list("url", "pk"))
+            unknown = [url for url in urls if url not in found]
+            if unknown:
+                raise forms.ValidationError(f"No imported issue has the address {unknown[0][:200]}.")
+            ids += [found[url] for url in urls]
+        return ids
+
+    def frame(self) -> FrameSpec:
+        data = self.cleaned_data
+        kind = data.get("frame_kind") or StudyFrame.Kind.ALL
+        job = data.get("import_job")
+        repository = data.get("search_repository")
+        return FrameSpec(
+            kind=kind,
+            import_job_id=job.pk if job else None,
+            repository_ids=tuple(r.pk for r in data.get("frame_repositories") or ()),
+            search=IssueFilters(
+                q=data.get("search_q", "").strip(),
+                repository=repository.pk if repository else None,
+                state=data.get("search_state", ""),
+                kind=data.get("search_kind", ""),
+                label=data.get("search_label", "").strip(),
+                created_from=data.get("search_created_from"),
+                created_to=data.get("search_created_to"),
+            ),
+            issue_ids=tuple(data.get("frame_issues") or ()),
+        )
+
+    @staticmethod
+    def initial_from_search(filters: IssueFilters) -> dict:
+        """Initial values that make the issue search `filters` the new study's frame."""
+        if not filters.active:
+            return {}
+        return {
+            "frame_kind": StudyFrame.Kind.SEARCH,
+            "search_q": filters.q,
+            "search_label": filters.label,
+            "search_state": filters.state,
+            "search_kind": filters.kind,
+            "search_repository": filters.repository,
+            "search_created_from": filters.created_from,
+            "search_created_to": filters.created_to,
+        }
 
     def dimension_versions(self) -> dict[str, int]:
         """dimension id -> version id, for the page's script to show only the chosen version's dimensions."""
@@ -91,6 +195,22 @@ class SampleDrawForm(forms.Form):
     seed = forms.IntegerField(
         min_value=0, max_value=2**62, help_text="Recorded with the round: the same frame and seed draw the same sample."
     )
+    overlap_mode = forms.ChoiceField(
+        label="Overlap",
+        choices=[
+            (OVERLAP_ALL, "Every issue to every rater of an issue"),
+            (OVERLAP_PERCENT, "A percentage of issues double-coded, the rest to one rater each"),
+            (OVERLAP_COUNT, "A number of issues double-coded, the rest to one rater each"),
+        ],
+        initial=OVERLAP_ALL,
+        required=False,
+    )
+    overlap_value = forms.IntegerField(
+        min_value=0,
+        required=False,
+        label="Double-coded (% or issues)",
+        help_text="The reliability subset: agreement is computed on these issues only.",
+    )
 
     def __init__(self, *args, study: Study | None = None, **kwargs):
         kwargs.setdefault("initial", {}).setdefault("seed", random.SystemRandom().randrange(1, 10**9))
@@ -107,7 +227,13 @@ class SampleDrawForm(forms.Form):
                 self.add_error("per_repository", "Give the number of issues to draw from each repository.")
         elif not data.get("size"):
             self.add_error("size", "Give the number of issues to draw.")
+        if data.get("overlap_mode") in (OVERLAP_PERCENT, OVERLAP_COUNT) and data.get("overlap_value") is None:
+            self.add_error("overlap_value", "Give the percentage or number of double-coded issues.")
         return data
+
+    def overlap(self) -> Overlap:
+        mode = self.cleaned_data.get("overlap_mode") or OVERLAP_ALL
+        return Overlap(mode=mode, value=self.cleaned_data.get("overlap_value") or 0)
 
     def filters(self) -> SampleFilters:
         data = self.cleaned_data

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0019_sheet_read_jobs'),
+        ('annotator', '0020_study_frames_partial_overlap'),
     ]
 
     operations = [

@@ -5,7 +5,8 @@ from .disagreements import Disagreement as Disagreement
 from .evolution import ProposalDecision, StudyVersionMove
 from .exports import ExportJob as ExportJob
 from .fixes import ComponentRule, FixDetail, FixFile
-from .imports import ImportJob
+from .frames import StudyFrame
+from .imports import ImportedIssue, ImportJob
 from .issues import Comment, Issue, IssueLink, Repository, RepositoryAlias
 from .phases import PhaseChange
 from .releases import Release, ReleaseFile, ReleaseVisibilityChange
@@ -37,6 +38,7 @@ __all__ = [
     "FixDetail",
     "FixFile",
     "ImportJob",
+    "ImportedIssue",
     "Issue",
     "IssueLink",
     "PhaseChange",
@@ -50,6 +52,7 @@ __all__ = [
     "ResolutionHistory",
     "ResolutionValue",
     "Study",
+    "StudyFrame",
     "StudyIssue",
     "StudyMember",
     "StudyRound",

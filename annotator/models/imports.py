@@ -85,3 +85,16 @@ class ImportJob(TimeStampedModel):
     def is_cancellable(self) -> bool:
         waiting = {self.Status.PENDING, self.Status.WAITING, self.Status.FAILED, self.Status.NOT_QUEUED}
         return self.is_queued_kind and (self.status in waiting or self.is_stale)
+
+
+class ImportedIssue(models.Model):
+    """An issue a file import job wrote or found unchanged: what an import batch holds, for sample frames."""
+
+    job = models.ForeignKey(ImportJob, on_delete=models.CASCADE, related_name="imported_issues")
+    issue = models.ForeignKey("annotator.Issue", on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["job", "issue"], name="imported_issue_unique")]
+
+    def __str__(self) -> str:
+        return f"issue {self.issue_id} in import {self.job_id}"

@@ -85,6 +85,8 @@ class Issue(TimeStampedModel):
     raw = models.JSONField(default=dict, blank=True)
     # Hash of the imported content: a re-import compares hashes instead of every field.
     content_hash = models.CharField(max_length=64, blank=True)
+    # Shipped with `make run` to try the tool: never in a sample frame unless chosen one by one.
+    demo = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created", "-id"]

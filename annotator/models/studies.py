@@ -92,6 +92,13 @@ class StudyRound(models.Model):
     seed = models.BigIntegerField()
     # {"mode": "none" | "proportional" | "per_repository", "per_repository": n}
     stratification = models.JSONField(default=dict, blank=True)
+    frame = models.ForeignKey(
+        "annotator.StudyFrame", null=True, blank=True, on_delete=models.PROTECT, related_name="rounds"
+    )
+    # Partial overlap: {"mode": "all"} (every issue to raters_per_issue raters), {"mode": "percent", "value": 20}
+    # or {"mode": "count", "value": 60}: that many issues to raters_per_issue raters, the rest to one rater each.
+    overlap = models.JSONField(default=dict, blank=True)
+    double_coded = models.PositiveIntegerField(default=0)  # issues of the round in the reliability subset
     pool_size = models.PositiveIntegerField(default=0)  # issues in the frame after excluding earlier rounds
     drawn = models.PositiveIntegerField(default=0)  # issues actually drawn (fewer when the frame is small)
     created_by = models.ForeignKey(
@@ -112,6 +119,9 @@ class StudyIssue(models.Model):
     issue = models.ForeignKey("annotator.Issue", on_delete=models.PROTECT, related_name="study_issues")
     round = models.ForeignKey(StudyRound, on_delete=models.PROTECT, related_name="study_issues")
     position = models.PositiveIntegerField()
+    # In the reliability subset: labelled by more than one rater, so agreement is measured on it. A single-coded
+    # issue is final when its one rater submits.
+    double_coded = models.BooleanField(default=True)
 
     class Meta:
         ordering = ["study", "position"]
@@ -301,6 +311,7 @@ class Resolution(models.Model):
         UNANIMOUS = "unanimous", "Unanimous"
         NEGOTIATED = "negotiated", "Negotiated by the raters together"
         ADJUDICATED = "adjudicated", "Decided by the adjudicator"
+        SINGLE_CODED = "single_coded", "Single-coded: the one rater's labels"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting for adjudication"
@@ -325,7 +336,8 @@ class Resolution(models.Model):
         default=dict,
         blank=True,
         help_text=(
-            "How each decided dimension was reached: {dimension_key: 'unanimous' | 'negotiated' | 'adjudicated'}; "
+            "How each decided dimension was reached: {dimension_key: 'unanimous' | 'negotiated' | 'adjudicated' | "
+            "'single_coded'}; "
             "the key 'excluded' appears when the raters disagreed about excluding the issue."
         ),
     )

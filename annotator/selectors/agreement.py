@@ -13,6 +13,7 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import connection
+from django.db.models import Count, Q
 
 from annotator.models import (
     Annotation,
@@ -149,6 +150,9 @@ class StudyLabels:
     res_resolved: np.ndarray | None = None
     res_values: list[dict[str, list[int]]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    # What agreement is computed on: {"issues": the study's issues, "double_coded": those in the reliability
+    # subset, "partial": whether some issues are single-coded (then only the subset's labels are here)}.
+    subset: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.res_resolved is None:
@@ -196,20 +200,24 @@ def _layer(submissions, values, proposals, dimension_by_key: dict[str, int]) -> 
     )
 
 
-def _first_layer(study: Study, dimension_by_key: dict[str, int]) -> LabelLayer:
+def _first_layer(study: Study, dimension_by_key: dict[str, int], *, subset_only: bool = False) -> LabelLayer:
     """The first submissions, plus every submitted annotation that has none (one written by a path that does
     not record first submissions, e.g. an import of a prior study's sheets): never revised in the app, its
     current labels are what was first submitted, as the backfill of the first submissions assumed."""
     snapshots = FirstSubmission.objects.filter(study_issue__study=study).order_by()
+    values = FirstSubmissionValue.objects.filter(first_submission__study_issue__study=study).order_by()
+    only = {}
+    if subset_only:
+        snapshots = snapshots.filter(study_issue__double_coded=True)
+        values = values.filter(first_submission__study_issue__double_coded=True)
+        only = {"assignment__study_issue__double_coded": True}
     recorded = _layer(
         snapshots.values_list("pk", "study_issue_id", "rater_id", "study_issue__round__number", "excluded"),
-        FirstSubmissionValue.objects.filter(first_submission__study_issue__study=study)
-        .order_by()
-        .values_list("first_submission_id", "dimension_id", "category_id"),
+        values.values_list("first_submission_id", "dimension_id", "category_id"),
         snapshots.exclude(proposals={}).values_list("pk", "proposals"),
         dimension_by_key,
     )
-    unrecorded = _annotation_layer(study, dimension_by_key, first_submission__isnull=True)
+    unrecorded = _annotation_layer(study, dimension_by_key, first_submission__isnull=True, **only)
     return _concat(recorded, unrecorded) if len(unrecorded.si) else recorded
 
 
@@ -275,6 +283,24 @@ def _carry_to_current_version(layer: LabelLayer, dims: list[DimensionInfo], cate
     layer.val_dim = np.array([dimension_map.get(d, d) for d in layer.val_dim.tolist()], dtype=np.int64)
 
 
+def study_reliability_subset(*, study: Study) -> dict:
+    """How many of the study's issues are double-coded (agreement is measured on them) and how many in all."""
+    counts = StudyIssue.objects.filter(study=study).aggregate(
+        issues=Count("id"), double_coded=Count("id", filter=Q(double_coded=True))
+    )
+    issues, double = counts["issues"] or 0, counts["double_coded"] or 0
+    subset = {"issues": issues, "double_coded": double, "partial": double < issues}
+    return {**subset, "text": subset_text(subset)}
+
+
+def subset_text(subset: dict | None) -> str:
+    """'computed on 61 double-coded issues of 305' when some issues are single-coded; else empty."""
+    if not subset or not subset.get("partial"):
+        return ""
+    double, issues = subset["double_coded"], subset["issues"]
+    return f"computed on {double} double-coded issue{'s' if double != 1 else ''} of {issues}"
+
+
 def study_labels(*, study: Study) -> StudyLabels:
     """Every first submission, every submitted annotation and every resolution of the study, in a fixed
     number of queries whatever its size.
@@ -299,22 +325,25 @@ def study_labels(*, study: Study) -> StudyLabels:
     }
     rounds = list(StudyRound.objects.filter(study=study).order_by("number").values_list("number", "kind"))
     by_key = {d.key: d.pk for d in dims}
+    subset = study_reliability_subset(study=study)
+    partial = subset["partial"]
     timings["taxonomy"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    first = _first_layer(study, by_key)
+    first = _first_layer(study, by_key, subset_only=partial)
     _carry_to_current_version(first, dims, categories)
     timings["first submissions"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    revised = _annotation_layer(study, by_key)
+    revised = _annotation_layer(study, by_key, **({"assignment__study_issue__double_coded": True} if partial else {}))
     timings["annotations"] = time.perf_counter() - started
 
     started = time.perf_counter()
+    resolutions = Resolution.objects.filter(study_issue__study=study)
+    if partial:
+        resolutions = resolutions.filter(study_issue__double_coded=True)
     res_rows = list(
-        Resolution.objects.filter(study_issue__study=study)
-        .order_by("study_issue_id")
-        .values_list("study_issue_id", "excluded", "status", "pk", "methods")
+        resolutions.order_by("study_issue_id").values_list("study_issue_id", "excluded", "status", "pk", "methods")
     )
     # Category ids only: a dimension settled on a rater's proposal has no category to agree with yet.
     final_ids = final_labels_by_resolution((row[3], row[4], row[1]) for row in res_rows)
@@ -343,6 +372,7 @@ def study_labels(*, study: Study) -> StudyLabels:
         res_resolved=res_resolved,
         res_values=[category_ids(final_ids[row[3]]) for row in res_rows],
         timings=timings,
+        subset=subset,
     )
 
 

@@ -7,7 +7,7 @@ cursor on the (-created, -id) index, and the total shown is counted up to a cap.
 import json
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 from django.db import connections
 from django.db.models import IntegerField, Prefetch, Q, QuerySet, Value
@@ -38,10 +38,40 @@ class IssueFilters:
     state: str = ""
     kind: str = ""
     label: str = ""
+    # Created on or after / on or before these days (UTC).
+    created_from: date | None = None
+    created_to: date | None = None
 
     @property
     def active(self) -> bool:
-        return any((self.q, self.repository, self.state, self.kind, self.label))
+        return any((self.q, self.repository, self.state, self.kind, self.label, self.created_from, self.created_to))
+
+    def to_record(self) -> dict:
+        """The search as JSON-ready data (dates as ISO days), as a study's frame records it."""
+        return {
+            "q": self.q,
+            "repository": self.repository,
+            "state": self.state,
+            "kind": self.kind,
+            "label": self.label,
+            "created_from": self.created_from.isoformat() if self.created_from else None,
+            "created_to": self.created_to.isoformat() if self.created_to else None,
+        }
+
+    @classmethod
+    def from_record(cls, record: dict) -> "IssueFilters":
+        def day(value) -> date | None:
+            return date.fromisoformat(value) if value else None
+
+        return cls(
+            q=record.get("q") or "",
+            repository=record.get("repository"),
+            state=record.get("state") or "",
+            kind=record.get("kind") or "",
+            label=record.get("label") or "",
+            created_from=day(record.get("created_from")),
+            created_to=day(record.get("created_to")),
+        )
 
 
 # A created time in microseconds from the epoch (16 digits: every time from 1654 to 2286 decodes, none
@@ -130,6 +160,12 @@ def issues_filtered(*, filters: IssueFilters) -> QuerySet[Issue]:
         queryset = queryset.filter(kind=filters.kind)
     if filters.label:
         queryset = _has_label(queryset, filters.label)
+    # Day bounds as times, not created__date: a range on the column keeps the (-created, -id) index usable.
+    if filters.created_from:
+        queryset = queryset.filter(created__gte=datetime.combine(filters.created_from, time.min, tzinfo=UTC))
+    if filters.created_to:
+        day_after = datetime.combine(filters.created_to, time.min, tzinfo=UTC) + timedelta(days=1)
+        queryset = queryset.filter(created__lt=day_after)
     if filters.q.strip():
         queryset = _search(queryset, filters.q)
     return queryset

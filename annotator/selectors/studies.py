@@ -23,6 +23,15 @@ def studies_visible_to(*, user) -> QuerySet[Study]:
     return studies.filter(pk__in=StudyMember.objects.filter(user=user).values("study_id"))
 
 
+def studies_owned_by(*, user) -> QuerySet[Study]:
+    """Studies the user may add issues to: those they own (every study, for staff), not published."""
+    studies = Study.objects.exclude(phase=Study.Phase.PUBLISHED).only("id", "name").order_by("name")
+    if user.is_staff:
+        return studies
+    owned = StudyMember.objects.filter(user=user, role=StudyMember.Role.OWNER).values("study_id")
+    return studies.filter(pk__in=owned)
+
+
 def study_get_for_user(*, user, pk: int) -> Study:
     """The study if the user is a member (or staff); 404 otherwise, so its existence is not revealed."""
     study = studies_visible_to(user=user).filter(pk=pk).first()
@@ -84,7 +93,7 @@ def study_members(*, study: Study) -> QuerySet[StudyMember]:
 
 
 def study_rounds(*, study: Study) -> QuerySet[StudyRound]:
-    return StudyRound.objects.filter(study=study).order_by("number")
+    return StudyRound.objects.filter(study=study).select_related("frame").order_by("number")
 
 
 def _median_time(study: Study) -> int | None:
@@ -145,8 +154,9 @@ def study_dashboard(*, study: Study, days: int = 30) -> dict[str, Any]:
     }
     complete = (
         StudyIssue.objects.filter(study=study)
-        .annotate(done=Count("assignments", filter=Q(assignments__status=SUBMITTED)))
-        .filter(done__gte=study.raters_per_issue)
+        # Done by all of its raters: raters_per_issue of a double-coded issue, the one of a single-coded issue.
+        .annotate(done=Count("assignments", filter=Q(assignments__status=SUBMITTED)), planned=Count("assignments"))
+        .filter(planned__gt=0, done__gte=F("planned"))
         .count()
     )
     since = timezone.now() - timedelta(days=days)
@@ -182,3 +192,36 @@ def _independent_unanimous(study: Study) -> dict[str, int]:
     from annotator.services.agreement import agreement_report
 
     return agreement_report(study=study)["independent_unanimous"]
+
+
+STUDY_ISSUES_PAGE = 50
+
+
+def study_issue_page(*, study: Study, after: int | None = None, size: int | None = None) -> dict[str, Any]:
+    """One page of the study's sampled issues in queue order (keyset on position: cost per page, not per
+    study), each with its round, whether it is double-coded and its final label's status."""
+    size = size or STUDY_ISSUES_PAGE
+    rows = list(
+        StudyIssue.objects.filter(study=study, **({"position__gt": after} if after is not None else {}))
+        .select_related("issue__repository", "round", "resolution")
+        .only(
+            "position",
+            "double_coded",
+            "issue__id",
+            "issue__number",
+            "issue__title",
+            "issue__repository__owner",
+            "issue__repository__name",
+            "issue__repository__display_name",
+            "round__number",
+            "round__created_at",
+            "resolution__status",
+            "resolution__method",
+        )
+        .order_by("position")[: size + 1]
+    )
+    return {
+        "rows": rows[:size],
+        "next_after": rows[size - 1].position if len(rows) > size else None,
+        "after": after,
+    }

@@ -170,7 +170,6 @@ def _lock(annotation: Annotation | int, actor, expected_version: int, *, submitt
             pk=OuterRef("assignment")
         )
         annotations = annotations.annotate(
-            other_raters=Exists(others),
             others_open=Exists(others.exclude(status=Assignment.Status.SUBMITTED)),
             first_submitted=Exists(FirstSubmission.objects.filter(annotation=OuterRef("pk"))),
         )
@@ -302,7 +301,8 @@ def annotation_save_draft(
 def annotation_submit(
     *, annotation: Annotation | int, actor, data: AnnotationInput, expected_version: int, elapsed_seconds: int = 0
 ) -> Annotation:
-    """Submit (or, if submitted before, revise). When every rater of the issue has submitted, all freeze."""
+    """Submit (or, if submitted before, revise). When every rater of the issue has submitted, all freeze: a
+    single-coded issue freezes on its one rater's submit, and its labels become the final label."""
     locked = _lock(annotation, actor, expected_version, submitting=True)
     study_issue = locked.assignment.study_issue
     dimensions, categories = _catalogue(study_issue.study)
@@ -326,7 +326,8 @@ def annotation_submit(
             submitted_at=locked.submitted_at,
             already_recorded=locked.first_submitted,
         )
-    if locked.other_raters and not locked.others_open:
+    # The last rater of the issue to submit freezes it; a single-coded issue's one rater is the last.
+    if not locked.others_open:
         _freeze(study_issue=study_issue, submitted=locked, actor=actor, dimensions=dimensions)
     study_labels_changed(study_id=study_issue.study_id)
     return locked

@@ -27,28 +27,35 @@ def plan_assignments(
     mode: str = MODE_BALANCED,
     load: dict[int, int] | None = None,
     pair_overlap: dict[tuple[int, int], int] | None = None,
+    single: Sequence[bool] | None = None,
 ) -> list[tuple[int, ...]]:
     """The raters of each item, in item order. Pure and deterministic.
 
     fixed: the first `per_item` raters get every item. balanced: each item goes to the least
     loaded raters; among equally loaded ones, those who have shared the fewest items with the
     raters already chosen, so with more than N raters every pair overlaps about equally.
-    `load` and `pair_overlap` carry counts from earlier rounds.
+    `load` and `pair_overlap` carry counts from earlier rounds. `single` (per item) marks the items
+    outside the reliability subset: each goes to one rater, the least loaded (of the fixed raters, in
+    fixed mode), so the single-coded work evens out the workload the double-coded work leaves.
     """
     raters = sorted(set(raters))
     if per_item < 1:
         raise ValueError("per_item must be at least 1")
     if len(raters) < per_item:
         raise ValueError(f"{per_item} raters per item needs at least {per_item} raters, got {len(raters)}")
-    if mode == MODE_FIXED:
+    single = list(single) if single is not None else [False] * n_items
+    if len(single) != n_items:
+        raise ValueError("single must have one flag per item")
+    if mode == MODE_FIXED and not any(single):
         return [tuple(raters[:per_item])] * n_items
+    pool = raters[:per_item] if mode == MODE_FIXED else raters
     load = Counter(load or {})
     pairs = Counter(pair_overlap or {})
     plan: list[tuple[int, ...]] = []
-    for _ in range(n_items):
+    for item in range(n_items):
         chosen: list[int] = []
-        for _slot in range(per_item):
-            candidates = [rater for rater in raters if rater not in chosen]
+        for _slot in range(1 if single[item] else per_item):
+            candidates = [rater for rater in pool if rater not in chosen]
             best = min(
                 candidates,
                 key=lambda r: (load[r], sum(pairs[tuple(sorted((r, c)))] for c in chosen), r),
@@ -97,7 +104,8 @@ def study_rater_ids(study: Study) -> list[int]:
 def assignments_create_for_round(
     *, study: Study, study_round: StudyRound, study_issues: Sequence[StudyIssue]
 ) -> list[Assignment]:
-    """Assign every issue of the round to `raters_per_issue` raters, with an empty annotation each."""
+    """Assign every double-coded issue of the round to `raters_per_issue` raters and every single-coded one to
+    one rater, with an empty annotation each."""
     raters = study_rater_ids(study)
     if len(raters) < study.raters_per_issue:
         raise DomainError(
@@ -106,7 +114,13 @@ def assignments_create_for_round(
         )
     load, pairs = _existing_counts(study) if study_round.number > 1 else ({}, {})
     plan = plan_assignments(
-        len(study_issues), raters, study.raters_per_issue, mode=study.assignment_mode, load=load, pair_overlap=pairs
+        len(study_issues),
+        raters,
+        study.raters_per_issue,
+        mode=study.assignment_mode,
+        load=load,
+        pair_overlap=pairs,
+        single=[not study_issue.double_coded for study_issue in study_issues],
     )
     assignments = Assignment.objects.bulk_create(
         [

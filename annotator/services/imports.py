@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from annotator.importers.files import ParseResult, parse_repository_ref, read_issue_file
 from annotator.importers.records import IssueRecord, RecordProblem, RepositoryRef
-from annotator.models import ImportJob
+from annotator.models import ImportedIssue, ImportJob
 from core.errors import DomainError, NotFoundError, PermissionDeniedError
 from core.permissions import can_manage_imports
 
@@ -88,8 +88,11 @@ def file_import_execute(
     skip_invalid: bool = False,
     batch_size: int = 1000,
     progress: Callable[[int], None] | None = None,
+    job: ImportJob | None = None,
 ) -> FileImportOutcome:
     """Read, validate and upsert a file's records as one transaction: all of them, or none.
+
+    With `job`, every issue the file names is recorded as part of that import batch (a study's frame may be it).
 
     The file is read as a stream, a batch of records at a time. A record that is invalid, or that would
     move a stored issue to another repository, is listed; without skip_invalid, the first one stops the
@@ -114,6 +117,10 @@ def file_import_execute(
             try:
                 with transaction.atomic():
                     written = issues_upsert(records=valid, batch_size=len(valid) or 1)
+                    if job is not None and written.issue_ids:
+                        ImportedIssue.objects.bulk_create(
+                            [ImportedIssue(job=job, issue_id=pk) for pk in written.issue_ids], ignore_conflicts=True
+                        )
             except (DataError, IntegrityError) as exc:
                 logger.warning("the database refused records of %s", name, exc_info=True)
                 first, last = batch[0][0], batch[-1][0]
@@ -212,6 +219,7 @@ def _file_import_claimed(job: ImportJob) -> ImportJob:
                 name=params.get("filename") or PurePath(job.upload.name).name,
                 repository=repository_ref_from_text(params.get("repo")),
                 skip_invalid=bool(params.get("skip_invalid")),
+                job=job,
             )
     except Exception as exc:  # the job page must show a failure, not stay "running" forever
         logger.exception("file import job %s failed", job.pk)
@@ -354,6 +362,7 @@ def file_import_job_execute(
             skip_invalid=skip_invalid,
             batch_size=batch_size,
             progress=progress,
+            job=job,
         )
     except BaseException as exc:  # Ctrl-C included: the Imports page must not show it running forever
         _stopped(job, exc)

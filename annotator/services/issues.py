@@ -8,7 +8,7 @@ no write at all, new ones are bulk-inserted and changed ones bulk-updated.
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from functools import reduce
 from operator import or_
@@ -61,13 +61,23 @@ class UpsertResult:
     links_created: int = 0
     links_updated: int = 0
     repositories_created: int = 0
+    # Every issue the records name (created, updated or unchanged): what an import batch holds.
+    issue_ids: list[int] = field(default_factory=list)
 
     @property
     def total(self) -> int:
         return self.created + self.updated + self.unchanged + self.duplicates
 
     def as_counts(self) -> dict[str, int]:
-        return asdict(self)
+        counts = asdict(self)
+        del counts["issue_ids"]
+        return counts
+
+
+@transaction.atomic
+def issues_mark_demo(*, urls: Iterable[str]) -> int:
+    """Mark the issues at these URLs as demo issues (kept out of every sample frame); how many are marked."""
+    return Issue.objects.filter(url__in=list(urls), demo=False).update(demo=True)
 
 
 def issues_upsert(
@@ -230,6 +240,7 @@ def _upsert_batch(batch: Sequence[IssueRecord], repositories: dict[RepoKey, Repo
             new_rows.append(row)
         elif found[1] == row.content_hash:
             result.unchanged += 1
+            result.issue_ids.append(found[0])
         else:
             issue = _issue_from_row(row)
             issue.pk = found[0]
@@ -248,6 +259,7 @@ def _upsert_batch(batch: Sequence[IssueRecord], repositories: dict[RepoKey, Repo
         Issue.objects.bulk_update(to_update, [*ISSUE_FIELDS, "updated_at"], batch_size=UPDATE_CHUNK)
         result.updated += len(to_update)
 
+    result.issue_ids.extend(issue.pk for issue in [*to_create, *to_update])
     created = list(zip(to_create, new_rows, strict=True))
     updated = list(zip(to_update, changed_rows, strict=True))
     _write_comments(created, updated, result)

@@ -393,6 +393,7 @@ def _agreement(study: Study) -> ReportTable:
             "From the raters' first, independent submissions; n is the issues both raters of a pair labelled. "
             "Cohen's κ and its Wald interval for two raters (pooled over pairs otherwise); an empty cell is "
             "undefined for these labels (see the agreement page)."
+            + (f" Agreement {overall['subset']['text']}." if overall.get("subset", {}).get("partial") else "")
         ),
     )
 

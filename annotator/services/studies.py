@@ -7,6 +7,7 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from annotator.models import PhaseChange, Study, StudyMember
+from annotator.services.frames import FrameSpec, frame_append
 from core.errors import DomainError, PermissionDeniedError
 from core.permissions import can_manage_imports
 from taxonomy.models import Dimension, TaxonomyVersion
@@ -53,8 +54,11 @@ def study_create(
     description: str = "",
     pilot_size: int = 0,
     agreement_threshold: Decimal | float = Decimal("0.8"),
+    frame: FrameSpec | None = None,
 ) -> Study:
-    """Create a study; the creator becomes its owner. Without dimensions, all of the version's are used."""
+    """Create a study; the creator becomes its owner. Without dimensions, all of the version's are used.
+
+    `frame` (default: every imported issue but the demo ones) is recorded as the study's first sample frame."""
     if not can_manage_imports(created_by):
         raise PermissionDeniedError("Only study owners and staff can create studies.")
     name = name.strip()
@@ -93,6 +97,7 @@ def study_create(
         StudyMember(study=study, user=user, role=StudyMember.Role.ADJUDICATOR) for user in dict.fromkeys(adjudicators)
     ]
     StudyMember.objects.bulk_create(members)
+    frame_append(study=study, actor=created_by, spec=frame or FrameSpec())
     return study
 
 

@@ -1,5 +1,6 @@
 """Issue pages: the searchable list and one issue with its comments and fix links."""
 
+from datetime import date
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
@@ -10,11 +11,20 @@ from django.urls import path
 from annotator.models import Issue
 from annotator.selectors.fixes import issue_fixes
 from annotator.selectors.issues import IssueFilters, issue_get, issue_page, repositories_for_filter, text_terms
+from annotator.selectors.studies import studies_owned_by
+from core.navigation import NAV_SESSION_KEY
 
 MAX_QUERY_CHARS = 200
 
 
-def _filters_from(params: QueryDict) -> IssueFilters:
+def _day(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value) if len(value) == 10 else None
+    except ValueError:
+        return None
+
+
+def issue_filters_from_query(params: QueryDict) -> IssueFilters:
     """Filters from the query string; values that cannot be valid are ignored, not errors."""
     repository = params.get("repository", "")
     state = params.get("state", "")
@@ -25,6 +35,8 @@ def _filters_from(params: QueryDict) -> IssueFilters:
         state=state if state in {Issue.State.OPEN, Issue.State.CLOSED} else "",
         kind=kind if kind in Issue.Kind.values else "",
         label=params.get("label", "").strip()[:MAX_QUERY_CHARS],
+        created_from=_day(params.get("created_from", "")),
+        created_to=_day(params.get("created_to", "")),
     )
 
 
@@ -36,13 +48,16 @@ def _filter_query(filters: IssueFilters) -> str:
         "state": filters.state,
         "kind": filters.kind,
         "label": filters.label,
+        "created_from": filters.created_from.isoformat() if filters.created_from else "",
+        "created_to": filters.created_to.isoformat() if filters.created_to else "",
     }
     return urlencode({key: value for key, value in pairs.items() if value})
 
 
 @login_required
 def issue_list(request: HttpRequest) -> HttpResponse:
-    filters = _filters_from(request.GET)
+    filters = issue_filters_from_query(request.GET)
+    owner = bool(request.session.get(NAV_SESSION_KEY, {}).get("imports"))
     page = issue_page(filters=filters, after=request.GET.get("after"), before=request.GET.get("before"))
     return render(
         request,
@@ -55,6 +70,10 @@ def issue_list(request: HttpRequest) -> HttpResponse:
             "repositories": repositories_for_filter(),
             "states": [(Issue.State.OPEN, "Open"), (Issue.State.CLOSED, "Closed")],
             "kinds": Issue.Kind.choices,
+            # Owners may add the listed issues to a study they own, or start a study from this search (the
+            # site role from the session, as the navigation reads it: the pages behind check it again).
+            "owned_studies": studies_owned_by(user=request.user) if owner else [],
+            "can_create_study": owner,
         },
     )
 

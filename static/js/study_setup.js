@@ -19,6 +19,28 @@
     sync();
   }
 
+  // The frame's fields: only those of the chosen kind of frame are shown.
+  const frameKind = document.getElementById("id_frame_kind");
+  if (frameKind) {
+    const syncFrame = function () {
+      document.querySelectorAll("[data-frame]").forEach(function (part) {
+        part.classList.toggle("is-hidden", part.dataset.frame !== frameKind.value);
+      });
+    };
+    frameKind.addEventListener("change", syncFrame);
+    syncFrame();
+  }
+
+  const overlapMode = document.getElementById("id_overlap_mode");
+  const overlapValue = document.getElementById("overlap-value-field");
+  if (overlapMode && overlapValue) {
+    const syncOverlap = function () {
+      overlapValue.classList.toggle("is-hidden", overlapMode.value === "all");
+    };
+    overlapMode.addEventListener("change", syncOverlap);
+    syncOverlap();
+  }
+
   const stratification = document.getElementById("id_stratification");
   const sizeField = document.getElementById("size-field");
   const perRepoField = document.getElementById("per-repository-field");

@@ -129,6 +129,20 @@ def test_a_generated_client_calls_every_operation_and_parses_each_answer(
         "issues_retrieve": (as_owner, {"id": data.ids["issues"][0]}, "IssueDetailOutput"),
         "studies_list": (as_owner, {"limit": 10, "offset": 0}, "PaginatedStudyOutputList"),
         "studies_retrieve": (as_owner, {"id": published}, "StudyOutput"),
+        "studies_create": (
+            as_owner,
+            {
+                "body": model("StudyCreateInputRequest").from_dict(
+                    {
+                        "name": "From the generated client",
+                        "taxonomy_version": taxonomy.pk,
+                        "raters": ["rater_a", "rater_b"],
+                        "frame": {"kind": "repositories", "repositories": [data.ids["repositories"][0]]},
+                    }
+                )
+            },
+            "StudyCreatedOutput",
+        ),
         "study_category_counts": (
             as_owner,
             {"id": published, "source": model("StudyCategoryCountsSource")("raters")},
@@ -243,6 +257,7 @@ def test_a_generated_client_calls_every_operation_and_parses_each_answer(
     assert [r.name for r in answers["api_index"].resources][:3] == ["repositories", "issues", "studies"]
     assert answers["studies_list"].count == 2 and len(answers["studies_list"].results) == 2
     assert [r.component for r in answers["repository_components_replace"].rules] == ["Pipeline parallelism"]
+    assert answers["studies_create"].frame.kind == "repositories"
     assert answers["annotation_submit"].excluded is True
     assert answers["study_issue_resolution_record"].note == "recorded by the generated client"
     assert answers["study_export_download"].payload.read().startswith(b"position,")

@@ -8,6 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotator.api.pagination import BoundedLimitOffsetPagination
+from annotator.api.resources import study_create
 from annotator.api.resources.selectors import (
     studies_for_api,
     study_for_label_counts,
@@ -47,6 +48,13 @@ class StudyListApi(generics.GenericAPIView):
         page = list(paginator.paginate_queryset(studies_for_api(user=request.user), request, view=self))
         data = StudyOutputSerializer(page, many=True, context=_context(request, page)).data
         return paginator.get_paginated_response(data)
+
+    @study_create.CREATE_SCHEMA
+    @extend_schema(tags=TAGS)
+    def post(self, request: Request) -> Response:
+        study = study_create.study_create_from_api(request=request)
+        study = study_get_for_api(user=request.user, pk=study.pk)
+        return study_create.created_response(request, study, _context(request, [study]))
 
 
 class StudyDetailApi(generics.GenericAPIView):

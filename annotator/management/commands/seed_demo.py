@@ -15,6 +15,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from annotator.models import Issue
+from annotator.services.issues import issues_mark_demo
 from core.permissions import STUDY_OWNERS_GROUP
 
 DEMO_ISSUES = Path(__file__).resolve().parents[2] / "demo" / "demo_issues.json"
@@ -54,6 +55,7 @@ class Command(BaseCommand):
         users = self._accounts()
         if not Issue.objects.filter(url__in=self._demo_urls()).exists():
             call_command("import_issues", str(DEMO_ISSUES), verbosity=0, no_progress=True)
+        issues_mark_demo(urls=self._all_demo_urls())
         self._demo_study(users)
         port = os.environ.get("PORT", "8000")
         self.stdout.write(self.style.SUCCESS(f"Demo ready at http://127.0.0.1:{port} — log in as:"))
@@ -75,12 +77,16 @@ class Command(BaseCommand):
             users[username] = user
         return users
 
+    def _all_demo_urls(self) -> list[str]:
+        return [record["html_url"] for record in json.loads(DEMO_ISSUES.read_text(encoding="utf-8"))]
+
     def _demo_urls(self) -> list[str]:
         return [record["html_url"] for record in json.loads(DEMO_ISSUES.read_text(encoding="utf-8"))[:3]]
 
     def _demo_study(self, users: dict) -> None:
         """A pilot over ten demo issues with the ddl-2025 taxonomy, two raters and an adjudicator."""
         from annotator.models import Study, StudyRound
+        from annotator.services.frames import FrameSpec
         from annotator.services.sampling import SampleFilters, study_round_draw
         from annotator.services.studies import study_create
         from taxonomy.models import TaxonomyVersion
@@ -99,6 +105,11 @@ class Command(BaseCommand):
             guidelines=DEMO_GUIDELINES,
             description="A demo pilot: label ten issues of DeepSpeed, Megatron-LM and Colossal-AI.",
             pilot_size=10,
+            # Demo issues enter a frame only when chosen: the demo study chooses them all.
+            frame=FrameSpec(
+                kind="explicit",
+                issue_ids=tuple(Issue.objects.filter(url__in=self._all_demo_urls()).values_list("pk", flat=True)),
+            ),
         )
         study_round_draw(
             study=study,

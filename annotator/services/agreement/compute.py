@@ -295,6 +295,7 @@ def build_report(
         "after_label": AFTER_LABEL,
         "filters": {"round": round_number, "pair": f"{pair[0]}-{pair[1]}" if pair else None, "level": level},
         "rounds": [{"number": n, "kind": kind} for n, kind in labels.rounds],
+        "subset": dict(labels.subset),
         "raters": [{"id": r, "name": labels.rater_names.get(r, str(r))} for r in scope.raters],
         "pairs": pairs,
         "pooled": pair is None and len(pairs) > 1,

@@ -19,7 +19,7 @@ from core.errors import DomainError, NotFoundError
 from .compute import bootstrap_summaries, build_report
 
 CACHE_SECONDS = 7 * 24 * 3600
-FORMAT = 3  # bump when the report's shape changes, so old cache entries are not read
+FORMAT = 4  # bump when the report's shape changes, so old cache entries are not read
 
 
 def parse_pair(text: str | None, aliases: dict[int, str] | None = None) -> tuple[int, int] | None:

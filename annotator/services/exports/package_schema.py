@@ -189,7 +189,7 @@ LABELS = _strict(
     ("issue_url", "rater", "labels"),
 )
 
-METHOD = _enum("unanimous", "negotiated", "adjudicated")
+METHOD = _enum("unanimous", "negotiated", "adjudicated", "single_coded")
 
 FINAL_LABELS = _strict(
     {
@@ -213,7 +213,7 @@ FINAL_LABELS = _strict(
             "propertyNames": {"anyOf": [KEY, {"const": "excluded"}]},
             "additionalProperties": METHOD,
         },
-        "method": {"enum": ["", None, "unanimous", "negotiated", "adjudicated"]},
+        "method": {"enum": ["", None, "unanimous", "negotiated", "adjudicated", "single_coded"]},
         "disagreements": {
             "type": "array",
             "items": {"anyOf": [KEY, {"const": "excluded"}]},

@@ -26,11 +26,17 @@ def resolution_auto(*, study_issue: StudyIssue, actor=None) -> Resolution | None
     locked_issue, existing = _lock(study_issue)
     annotations = _submitted_annotations(locked_issue)
     assigned = locked_issue.assignments.count()
-    if len(annotations) < max(2, assigned) or not all(a.frozen for a in annotations):
+    if not annotations or len(annotations) < assigned or not all(a.frozen for a in annotations):
         return None
     dimensions = _dimensions(locked_issue.study)
     comparison = compare_labels([rater_labels(a) for a in annotations], dimension_keys=[d.key for d in dimensions])
-    resolution = _auto_write(locked_issue=locked_issue, existing=existing, comparison=comparison, actor=actor)
+    resolution = _auto_write(
+        locked_issue=locked_issue,
+        existing=existing,
+        comparison=comparison,
+        actor=actor,
+        single=len(annotations) == 1,
+    )
     study_labels_changed(study_id=locked_issue.study_id)
     return resolution
 
@@ -52,7 +58,12 @@ def resolution_auto_on_freeze(
     existing = Resolution.objects.select_for_update(of=("self",)).filter(study_issue=locked_issue).first()
     comparison = compare_labels(raters, dimension_keys=dimension_keys)
     return _auto_write(
-        locked_issue=locked_issue, existing=existing, comparison=comparison, actor=actor, dimension_ids=dimension_ids
+        locked_issue=locked_issue,
+        existing=existing,
+        comparison=comparison,
+        actor=actor,
+        dimension_ids=dimension_ids,
+        single=len(raters) == 1,
     )
 
 
@@ -63,8 +74,9 @@ def _auto_write(
     comparison: Comparison,
     actor,
     dimension_ids: dict[str, int] | None = None,
+    single: bool = False,
 ) -> Resolution:
-    fields = _auto_fields(existing=existing, comparison=comparison)
+    fields = _auto_fields(existing=existing, comparison=comparison, single=single)
     labels = fields.pop("values")
     if dimension_ids is None:
         dimension_ids = version_dimension_ids(locked_issue.study.taxonomy_version_id)
@@ -95,13 +107,14 @@ def _auto_write(
     return resolution
 
 
-def _auto_fields(*, existing: Resolution | None, comparison: Comparison) -> dict:
+def _auto_fields(*, existing: Resolution | None, comparison: Comparison, single: bool = False) -> dict:
     """A resolution's fields from the raters' comparison: agreed dimensions decided, the rest pending.
 
     Disagreements are part of the record: a key once in dispute stays in `disagreement_keys` for good, so an
     issue the raters settled by discussion (sent back, then resubmitted alike) stays among the disagreements.
     A disputed dimension the raters agree on after the issue was sent back counts as negotiated; one still in
-    dispute waits again.
+    dispute waits again. A single-coded issue (one rater) has nothing to compare: its rater's labels are final,
+    each dimension decided as single-coded.
     """
     discussed = existing.disagreements if existing is not None else []
     keys = list(dict.fromkeys([*discussed, *comparison.disagreements]))
@@ -109,6 +122,8 @@ def _auto_fields(*, existing: Resolution | None, comparison: Comparison) -> dict
     earlier = existing.methods if existing is not None else {}
 
     def method_for(key: str) -> str:
+        if single:
+            return Resolution.Method.SINGLE_CODED
         # Agreement reached by discussing the issue (now, or before a later re-labelling) is negotiated; raters
         # who re-label on their own after a reopen or a taxonomy move agree unanimously.
         if key in discussed and (sent_back or earlier.get(key) == Resolution.Method.NEGOTIATED):
@@ -130,7 +145,7 @@ def _auto_fields(*, existing: Resolution | None, comparison: Comparison) -> dict
         "disagreement_keys": _keys(keys),
         "disagreement_count": len(keys),
         "status": Resolution.Status.RESOLVED if resolved else Resolution.Status.PENDING,
-        "method": _overall_method(methods) if resolved else "",
+        "method": (Resolution.Method.SINGLE_CODED if single else _overall_method(methods)) if resolved else "",
         "disagreement_reason": "",
         "decided_by": None,
         "decided_at": timezone.now(),

@@ -11,7 +11,12 @@ from annotator.models import Annotation, Resolution
 from annotator.selectors.resolution_values import Label, ProposedLabel
 
 EXCLUDED = Resolution.EXCLUDED_KEY
-METHOD_RANK = {Resolution.Method.UNANIMOUS: 0, Resolution.Method.NEGOTIATED: 1, Resolution.Method.ADJUDICATED: 2}
+METHOD_RANK = {
+    Resolution.Method.SINGLE_CODED: 0,
+    Resolution.Method.UNANIMOUS: 0,
+    Resolution.Method.NEGOTIATED: 1,
+    Resolution.Method.ADJUDICATED: 2,
+}
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from annotator.models import Annotation
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("model", ["annotation", "assignment", "studyissue", "resolution"])
+@pytest.mark.parametrize("model", ["annotation", "assignment", "studyissue", "studyframe", "resolution"])
 def test_even_a_superuser_cannot_add_labels_or_work_in_the_admin(client_as, world, model):
     response = client_as("staff").get(f"/admin/annotator/{model}/add/")
     assert response.status_code == 403
@@ -39,3 +39,9 @@ def test_the_settings_form_cannot_publish_a_study_past_the_publish_checks(client
     assert response.status_code == 302
     study.refresh_from_db()
     assert study.phase == Study.Phase.LABELLING
+
+
+def test_staff_read_a_studys_recorded_frames_in_the_admin(client_as, world):
+    response = client_as("staff").get("/admin/annotator/studyframe/")
+    assert response.status_code == 200
+    assert world.study.name in response.content.decode()
