@@ -235,6 +235,20 @@ class Citation:
         return "\n".join(lines) + "\n"
 
 
+def _overlap_sentence(study: Study) -> str:
+    """With partial overlap, what was double-coded: a paper reports agreement on that subset only."""
+    # Imported here: the agreement selectors load the numerical libraries, which only publishing needs.
+    from annotator.selectors.agreement import study_reliability_subset
+
+    subset = study_reliability_subset(study=study)
+    if not subset["partial"]:
+        return ""
+    return (
+        f" Partial overlap: {subset['double_coded']} of {subset['issues']} issues were double-coded (the reliability "
+        "subset, on which agreement is computed); the others were labelled by one rater, whose labels are final."
+    )
+
+
 def release_readme(
     *, study: Study, citation: Citation, change_note: str, files: dict[str, bytes], summary: dict[str, Any]
 ) -> str:
@@ -251,7 +265,7 @@ def release_readme(
     lines += [
         f"Taxonomy: {taxonomy['name']} ({taxonomy['slug']}), version {taxonomy['version']}. "
         f"{summary['issues']} issues with a final label ({summary['excluded']} excluded); "
-        f"{summary['raters_per_issue']} raters per issue, named R1, R2, ... throughout.",
+        f"{summary['raters_per_issue']} raters per issue, named R1, R2, ... throughout." + _overlap_sentence(study),
         "",
     ]
     if change_note:

@@ -134,6 +134,8 @@ def test_a_study_with_one_rater_per_issue_is_all_single_coded_and_can_be_publish
     assert agreement_report(study=study)["subset"]["text"] == "computed on 0 double-coded issues of 5"
     release = study_publish(study=study, actor=users["owner"])
     assert release.number == 1 and Release.objects.filter(study=study).count() == 1
+    readme = bytes(release.files.get(name="README.md").content).decode()
+    assert "Partial overlap: 0 of 5 issues were double-coded" in readme
     study.refresh_from_db()
     assert study.phase == "published"
 
