@@ -300,6 +300,7 @@ SPECTACULAR_SETTINGS = {
     # Choice sets that share a field name get names of their own (the schema must build without warnings).
     "ENUM_NAME_OVERRIDES": {
         "IssueKindEnum": "annotator.models.issues.Issue.Kind",
+        "IssueStateEnum": "annotator.models.issues.Issue.State",
         "IssueLinkKindEnum": "annotator.models.issues.IssueLink.Kind",
         "ImportJobKindEnum": "annotator.models.imports.ImportJob.Kind",
         "ImportJobStatusEnum": "annotator.models.imports.ImportJob.Status",
