@@ -237,25 +237,29 @@ def mann_whitney(a: Sequence[float], b: Sequence[float], *, subject: str = "") -
     normal approximation with tie and continuity correction. ``statistic`` is U of ``a``.
     """
     a, b = _clean(a), _clean(b)
-    n = len(a) + len(b)
-    effect = "Cliff's delta"
     if not a or not b:
-        return _undefined(subject, "Mann–Whitney U test (two-sided)", n, effect, "One of the groups is empty.")
+        return _undefined(
+            subject, "Mann–Whitney U test (two-sided)", len(a) + len(b), "Cliff's delta", "One of the groups is empty."
+        )
+    return _mann_whitney_of(a, b, subject=subject)
+
+
+def _mann_whitney_of(a: Sequence[float], b: Sequence[float], *, subject: str) -> StatResult:
+    """``mann_whitney`` of two non-empty samples already cleaned of None and NaN."""
     from scipy import stats
 
     exact = _uses_exact(a, b)
-    method = "exact" if exact else "asymptotic"
-    result = stats.mannwhitneyu(a, b, alternative="two-sided", method=method)
+    result = stats.mannwhitneyu(a, b, alternative="two-sided", method="exact" if exact else "asymptotic")
     delta = 2 * float(result.statistic) / (len(a) * len(b)) - 1
     how = "exact" if exact else "normal approximation with tie and continuity correction"
     return StatResult(
         subject,
         f"Mann–Whitney U test (two-sided, {how})",
-        n,
+        len(a) + len(b),
         float(result.statistic),
         None,
         float(result.pvalue),
-        effect,
+        "Cliff's delta",
         delta,
         magnitude(delta, CLIFF_THRESHOLDS),
         note=f"n = {len(a)} and {len(b)}.",
@@ -269,55 +273,14 @@ def _uses_exact(a: Sequence[float], b: Sequence[float]) -> bool:
 def pairwise_mann_whitney(
     groups: Mapping[str, Sequence[float]], *, method: str = HOLM, subject: str = ""
 ) -> list[StatResult]:
-    """Every pair of non-empty groups (in the order given), corrected together for multiple testing.
-
-    The same test as ``mann_whitney`` pair by pair. Pairs on the normal approximation are computed here from
-    each group's sorted values (U by binary search, the tie term from the combined sample, one vectorised
-    normal tail for the family), with scipy's formula: a family of hundreds of pairs otherwise spends its time
-    in scipy's per-call input handling. Small pairs without ties go to scipy's exact distribution.
-    """
-    import numpy as np
-    from scipy.special import ndtr
-
-    cleaned = {name: _clean(values) for name, values in groups.items()}
-    samples = {name: values for name, values in cleaned.items() if values}
-    ordered = {name: np.sort(np.asarray(values, dtype=float)) for name, values in samples.items()}
+    """Every pair of non-empty groups (in the order given), each by scipy's ``mannwhitneyu`` as ``mann_whitney``
+    runs it, corrected together. Each group is cleaned once, not once per pair."""
+    samples = {name: values for name, values in ((name, _clean(values)) for name, values in groups.items()) if values}
     prefix = f"{subject}: " if subject else ""
-    results: list[StatResult | None] = []
-    pending: list[tuple[int, str, int, int, float, float]] = []  # (index, subject, n1, n2, U1, z)
-    for x, y in combinations(samples, 2):
-        label = f"{prefix}{x} vs {y}"
-        if _uses_exact(samples[x], samples[y]):
-            results.append(mann_whitney(samples[x], samples[y], subject=label))
-            continue
-        a, b = ordered[x], ordered[y]
-        n1, n2 = len(a), len(b)
-        u1 = float(np.searchsorted(b, a, "left").sum() + np.searchsorted(b, a, "right").sum()) / 2
-        _values, counts = np.unique(np.concatenate([a, b]), return_counts=True)
-        n = n1 + n2
-        tie_term = float((counts.astype(float) ** 3 - counts).sum())
-        spread = math.sqrt(n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1))))
-        numerator = max(u1, n1 * n2 - u1) - n1 * n2 / 2 - 0.5  # two-sided: the larger U, continuity-corrected
-        z = numerator / spread if spread > 0 else (math.inf if numerator > 0 else -math.inf)
-        pending.append((len(results), label, n1, n2, u1, z))
-        results.append(None)
-    if pending:
-        tails = ndtr(-np.array([item[5] for item in pending]))
-        for (index, label, n1, n2, u1, _z), tail in zip(pending, tails, strict=True):
-            delta = 2 * u1 / (n1 * n2) - 1
-            results[index] = StatResult(
-                label,
-                "Mann–Whitney U test (two-sided, normal approximation with tie and continuity correction)",
-                n1 + n2,
-                u1,
-                None,
-                float(min(max(2 * tail, 0.0), 1.0)),
-                "Cliff's delta",
-                delta,
-                magnitude(delta, CLIFF_THRESHOLDS),
-                note=f"n = {n1} and {n2}.",
-            )
-    return corrected([r for r in results if r is not None], method=method)
+    results = [
+        _mann_whitney_of(samples[x], samples[y], subject=f"{prefix}{x} vs {y}") for x, y in combinations(samples, 2)
+    ]
+    return corrected(results, method=method)
 
 
 # --------------------------------------------------------------------------- multiple testing

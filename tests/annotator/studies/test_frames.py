@@ -176,3 +176,19 @@ def test_the_search_date_range_counts_whole_days():
 
     found = issues_filtered(filters=IssueFilters(created_from=dt.date(2024, 1, 1), created_to=dt.date(2024, 1, 31)))
     assert set(found.values_list("pk", flat=True)) == {inside.pk, first.pk}
+
+
+@pytest.mark.django_db
+def test_a_recorded_frame_cannot_be_rewritten_in_the_database(users):
+    from django.db import IntegrityError, connection, transaction
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the guard is a PostgreSQL trigger; on SQLite the services are the only writers")
+    repo = RepositoryFactory(name="guarded")
+    IssueFactory.create_batch(2, repository=repo)
+    study = _study(users, frame=FrameSpec(kind="repositories", repository_ids=(repo.pk,)))
+    frame = StudyFrame.objects.get(study=study)
+    with pytest.raises(IntegrityError, match="never changed"), transaction.atomic():
+        StudyFrame.objects.filter(pk=frame.pk).update(definition={"rewritten": True})
+    frame.refresh_from_db()
+    assert "rewritten" not in frame.definition
