@@ -5,12 +5,21 @@ from datetime import UTC, datetime
 from django import forms
 from django.db.models import QuerySet
 from django_filters import rest_framework as filters
+from drf_spectacular.drainage import get_override, set_override
 from drf_spectacular.utils import extend_schema_field
 
 from annotator.models import Annotation, Assignment, ImportJob, Issue
+from annotator.selectors.imports import import_job_visible
 from annotator.selectors.issues import IssueFilters, issues_filtered
 
 MAX_ID = 2**63 - 1  # the largest id a database integer column holds
+
+
+def _described(declared: filters.Filter) -> None:
+    """The filter's help text in its parameter's schema: drf-spectacular leaves out the help text of a filter
+    whose schema is given (extend_schema_field), so it is written into that schema, per filter."""
+    if help_text := declared.extra.get("help_text"):
+        set_override(declared, "field", {**get_override(declared, "field"), "description": help_text})
 
 
 @extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_ID, "format": "int64"})
@@ -23,11 +32,16 @@ class IdFilter(filters.NumberFilter):
         kwargs.setdefault("min_value", 1)
         kwargs.setdefault("max_value", MAX_ID)
         super().__init__(*args, **kwargs)
+        _described(self)
 
 
 @extend_schema_field({"type": "string", "minLength": 1})
 class TextFilter(filters.CharFilter):
     """Free text; present means not empty (leave the parameter out for no filter)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _described(self)
 
 
 class StrictFilterSet(filters.FilterSet):
@@ -70,7 +84,9 @@ class IssueFilterSet(StrictFilterSet):
 
     def filter_queryset(self, queryset: QuerySet) -> QuerySet:
         data = self.form.cleaned_data
-        repository = data.get("repository")
+        repository, job = data.get("repository"), data.get("import")
+        if job is not None and import_job_visible(user=self.request.user, pk=int(job)) is None:
+            return queryset.none()  # unknown, another team's, or the caller may not see imports: nothing listed
         selected = issues_filtered(
             filters=IssueFilters(
                 q=(data.get("search") or "")[:500],
@@ -78,6 +94,7 @@ class IssueFilterSet(StrictFilterSet):
                 state=data.get("state") or "",
                 kind=data.get("kind") or "",
                 label=data.get("label") or "",
+                import_job=int(job) if job is not None else None,
             )
         )
         if data.get("created_after"):
@@ -85,6 +102,14 @@ class IssueFilterSet(StrictFilterSet):
         if data.get("created_before"):
             selected = selected.filter(created__lt=_utc(data["created_before"]))
         return selected
+
+
+# "import" is a Python keyword, so it cannot be declared in the class body like the others.
+IssueFilterSet.base_filters["import"] = IdFilter(
+    field_name="import",
+    help_text="Import job id (see /api/v1/import-jobs/): the issues that import wrote or found unchanged. "
+    "An import you may not see lists no issues.",
+)
 
 
 def _utc(moment: datetime) -> datetime:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from django.db.models import Q, QuerySet
 
 from annotator.importers.files import parse_repository_ref
-from annotator.models import ImportJob, Repository, StudyMember
+from annotator.models import ImportedIssue, ImportJob, Repository, StudyMember
 from core.errors import NotFoundError, PermissionDeniedError
 from core.permissions import can_manage_imports
 
@@ -70,6 +70,28 @@ def import_job_get(*, user, pk: int, kind: str | None = None) -> ImportJob:
     if job is None:
         raise NotFoundError(f"There is no import #{pk}.")
     return job
+
+
+def import_job_visible(*, user, pk: int) -> ImportJob | None:
+    """The job if the user may see it; None when there is no such job, it is another team's, or the user may
+    not see imports at all. For filters by a job (the issue list's ?import=), which then show nothing: one
+    answer for all three, so an id tells nothing about other teams' jobs."""
+    if not can_manage_imports(user):
+        return None
+    return import_jobs_visible(user=user).filter(pk=pk).first()
+
+
+def import_job_label(job: ImportJob) -> str:
+    """What a job imported, in a few words: a file import's file name, a GitHub import's repository."""
+    params = job.parameters or {}
+    if job.kind == ImportJob.Kind.GITHUB:
+        return params.get("repository") or "GitHub"
+    return params.get("filename") or job.get_kind_display().lower()
+
+
+def import_job_issue_count(*, job: ImportJob) -> int:
+    """How many issues the job wrote or found unchanged (0 for jobs run before imports recorded them)."""
+    return ImportedIssue.objects.filter(job=job).count()
 
 
 def import_job_repositories(*, job: ImportJob) -> list[Repository]:

@@ -13,7 +13,7 @@ from django.db import connections
 from django.db.models import IntegerField, Prefetch, Q, QuerySet, Value
 from django.db.models.functions import Greatest, StrIndex, Substr, Upper
 
-from annotator.models import Comment, Issue, IssueLink, Repository
+from annotator.models import Comment, ImportedIssue, Issue, IssueLink, Repository
 
 PAGE_SIZE = 50
 COUNT_CAP = 1000
@@ -41,10 +41,24 @@ class IssueFilters:
     # Created on or after / on or before these days (UTC).
     created_from: date | None = None
     created_to: date | None = None
+    # The issues one import job wrote or found unchanged (its ImportedIssue rows). Who may filter by which job
+    # is the caller's check (annotator.selectors.imports.import_job_visible): this filter only reads the rows.
+    import_job: int | None = None
 
     @property
     def active(self) -> bool:
-        return any((self.q, self.repository, self.state, self.kind, self.label, self.created_from, self.created_to))
+        return any(
+            (
+                self.q,
+                self.repository,
+                self.state,
+                self.kind,
+                self.label,
+                self.created_from,
+                self.created_to,
+                self.import_job,
+            )
+        )
 
     def to_record(self) -> dict:
         """The search as JSON-ready data (dates as ISO days), as a study's frame records it."""
@@ -56,6 +70,7 @@ class IssueFilters:
             "label": self.label,
             "created_from": self.created_from.isoformat() if self.created_from else None,
             "created_to": self.created_to.isoformat() if self.created_to else None,
+            "import_job": self.import_job,
         }
 
     @classmethod
@@ -71,6 +86,7 @@ class IssueFilters:
             label=record.get("label") or "",
             created_from=day(record.get("created_from")),
             created_to=day(record.get("created_to")),
+            import_job=record.get("import_job"),  # absent from searches recorded before imports were a filter
         )
 
 
@@ -114,6 +130,11 @@ class IssuePage:
     total: int
     total_capped: bool  # True: there are more than `total` issues, counting stopped there
 
+    @classmethod
+    def empty(cls) -> "IssuePage":
+        """No issues, without asking the database (e.g. filtered by an import the user may not see)."""
+        return cls(issues=[], next_cursor=None, prev_cursor=None, total=0, total_capped=False)
+
 
 def search_terms(q: str) -> list[str]:
     """The words and "quoted phrases" of a search, as the list filters on them (at most MAX_SEARCH_TERMS)."""
@@ -154,6 +175,8 @@ def issues_filtered(*, filters: IssueFilters) -> QuerySet[Issue]:
     queryset = Issue.objects.select_related("repository").only(*_LIST_FIELDS).order_by("-created", "-id")
     if filters.repository:
         queryset = queryset.filter(repository_id=filters.repository)
+    if filters.import_job:
+        queryset = queryset.filter(pk__in=ImportedIssue.objects.filter(job_id=filters.import_job).values("issue"))
     if filters.state:
         queryset = queryset.filter(state=filters.state)
     if filters.kind:

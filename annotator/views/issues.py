@@ -1,5 +1,6 @@
 """Issue pages: the searchable list and one issue with its comments and fix links."""
 
+from dataclasses import replace
 from datetime import date
 from urllib.parse import urlencode
 
@@ -10,7 +11,15 @@ from django.urls import path
 
 from annotator.models import Issue
 from annotator.selectors.fixes import issue_fixes
-from annotator.selectors.issues import IssueFilters, issue_get, issue_page, repositories_for_filter, text_terms
+from annotator.selectors.imports import import_job_label, import_job_visible
+from annotator.selectors.issues import (
+    IssueFilters,
+    IssuePage,
+    issue_get,
+    issue_page,
+    repositories_for_filter,
+    text_terms,
+)
 from annotator.selectors.studies import studies_owned_by
 from core.navigation import NAV_SESSION_KEY
 
@@ -24,19 +33,25 @@ def _day(value: str) -> date | None:
         return None
 
 
+def _id(value: str) -> int | None:
+    """A database id in the query string (a positive number a bigint holds, in ASCII digits: "²" is a digit to
+    str.isdigit but not to int), or None."""
+    return int(value) if value.isascii() and value.isdigit() and len(value) < 19 and int(value) > 0 else None
+
+
 def issue_filters_from_query(params: QueryDict) -> IssueFilters:
     """Filters from the query string; values that cannot be valid are ignored, not errors."""
-    repository = params.get("repository", "")
     state = params.get("state", "")
     kind = params.get("kind", "")
     return IssueFilters(
         q=params.get("q", "").strip()[:MAX_QUERY_CHARS],
-        repository=int(repository) if repository.isdigit() and len(repository) < 19 else None,
+        repository=_id(params.get("repository", "")),
         state=state if state in {Issue.State.OPEN, Issue.State.CLOSED} else "",
         kind=kind if kind in Issue.Kind.values else "",
         label=params.get("label", "").strip()[:MAX_QUERY_CHARS],
         created_from=_day(params.get("created_from", "")),
         created_to=_day(params.get("created_to", "")),
+        import_job=_id(params.get("import", "")),
     )
 
 
@@ -50,6 +65,7 @@ def _filter_query(filters: IssueFilters) -> str:
         "label": filters.label,
         "created_from": filters.created_from.isoformat() if filters.created_from else "",
         "created_to": filters.created_to.isoformat() if filters.created_to else "",
+        "import": filters.import_job or "",
     }
     return urlencode({key: value for key, value in pairs.items() if value})
 
@@ -58,13 +74,21 @@ def _filter_query(filters: IssueFilters) -> str:
 def issue_list(request: HttpRequest) -> HttpResponse:
     filters = issue_filters_from_query(request.GET)
     owner = bool(request.session.get(NAV_SESSION_KEY, {}).get("imports"))
-    page = issue_page(filters=filters, after=request.GET.get("after"), before=request.GET.get("before"))
+    # An import the user may not see (unknown, another team's, or a rater's) lists nothing, like an empty one.
+    job = import_job_visible(user=request.user, pk=filters.import_job) if filters.import_job else None
+    if filters.import_job and job is None:
+        page = IssuePage.empty()
+    else:
+        page = issue_page(filters=filters, after=request.GET.get("after"), before=request.GET.get("before"))
     return render(
         request,
         "annotator/issues/list.html",
         {
             "filters": filters,
             "filter_query": _filter_query(filters),
+            "import_job": job,
+            "import_label": import_job_label(job) if job else "",
+            "without_import_query": _filter_query(replace(filters, import_job=None)),
             "page": page,
             "terms": text_terms(filters.q),
             "repositories": repositories_for_filter(),

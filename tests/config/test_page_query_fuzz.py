@@ -12,7 +12,7 @@ from tests.config.routes import PARAMETER, all_routes
 
 NAMES = ("q", "page", "limit", "offset", "repository", "state", "study", "round", "level", "dimension", "sort",
          "cursor", "kind", "status", "row", "col", "pair", "order", "per_page", "images", "after", "created_from",
-         "created_to")  # fmt: skip
+         "created_to", "import")  # fmt: skip
 VALUES = ("%00", "99999999999999999999", "-1", "0x10", "%ff%fe", "a" * 300, "1e309", "[]", "%E2%80%AE")
 
 

@@ -113,6 +113,31 @@ def test_repository_filter(api):
     assert {r["id"] for r in results} == {i.pk for i in mine}
 
 
+def test_import_filter_lists_that_imports_issues_to_whoever_may_see_the_import(api_as, users, outsider):
+    from django.contrib.auth.models import Group
+
+    from annotator.models import ImportedIssue, ImportJob
+    from core.permissions import STUDY_OWNERS_GROUP
+
+    owners = Group.objects.get_or_create(name=STUDY_OWNERS_GROUP)[0]
+    users["owner"].groups.add(owners)
+    outsider.groups.add(owners)  # an owner of another team
+    job = ImportJob.objects.create(kind=ImportJob.Kind.FILE, status=ImportJob.Status.DONE, created_by=users["owner"])
+    batch = make_issues(2)
+    make_issues(3, start=10, repo=batch[0].repository)  # the same repository, another import
+    ImportedIssue.objects.bulk_create([ImportedIssue(job=job, issue=issue) for issue in batch])
+    url = f"/api/v1/issues/?import={job.pk}"
+    assert {r["id"] for r in api_as("owner").get(url).json()["results"]} == {i.pk for i in batch}
+    assert {r["id"] for r in api_as("staff").get(url).json()["results"]} == {i.pk for i in batch}
+    # Another owner's file import, a rater, an unknown job: an empty list, as for an unknown repository.
+    for role, query in (("outsider", url), ("rater_a", url), ("owner", "/api/v1/issues/?import=999999")):
+        response = api_as(role).get(query)
+        assert response.status_code == 200 and response.json()["results"] == []
+    for value in ("0", "-3", "x", "99999999999999999999"):
+        response = api_as("owner").get(f"/api/v1/issues/?import={value}")
+        assert response.status_code == 400 and "import" in response.json()["error"]["fields"]
+
+
 def test_a_bad_filter_value_is_a_400_naming_the_field(api):
     response = api.get("/api/v1/issues/?state=melted")
     assert response.status_code == 400

@@ -5,12 +5,15 @@ import re
 from itertools import chain
 
 import pytest
+from django.contrib.auth.models import Group
 from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from annotator.models import Issue
-from annotator.selectors.issues import PAGE_SIZE, Cursor
+from annotator.models import ImportedIssue, ImportJob, Issue
+from annotator.selectors.imports import import_job_visible
+from annotator.selectors.issues import PAGE_SIZE, Cursor, IssueFilters, issues_filtered
+from core.permissions import STUDY_OWNERS_GROUP
 from tests.annotator.factories_issues import (
     CommentFactory,
     ComponentRuleFactory,
@@ -20,6 +23,7 @@ from tests.annotator.factories_issues import (
     IssueLinkFactory,
     RepositoryFactory,
 )
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -182,6 +186,98 @@ def test_postgres_has_trigram_indexes_for_search():
         cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'annotator_issue'")
         names = {row[0] for row in cursor.fetchall()}
     assert {"issue_title_trgm_idx", "issue_body_trgm_idx"} <= names
+
+
+# ---- the issues of one import ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def teams(users):
+    """Two study owners (two teams) and a file import of each, plus a GitHub sync (shared by every team)."""
+    group, _ = Group.objects.get_or_create(name=STUDY_OWNERS_GROUP)
+    other = UserFactory(username="other_owner")
+    for person in (users["owner"], other):
+        person.groups.add(group)
+    done = {"status": ImportJob.Status.DONE}
+    mine = ImportJob.objects.create(
+        kind=ImportJob.Kind.FILE, created_by=users["owner"], parameters={"filename": "batch-7.json"}, **done
+    )
+    theirs = ImportJob.objects.create(kind=ImportJob.Kind.FILE, created_by=other, **done)
+    sync = ImportJob.objects.create(
+        kind=ImportJob.Kind.GITHUB, created_by=other, parameters={"repository": "deepspeedai/DeepSpeed"}, **done
+    )
+    return {"mine": mine, "theirs": theirs, "sync": sync, "other": other}
+
+
+def imported(job, *titles: str) -> list[Issue]:
+    issues = [IssueFactory(title=title) for title in titles]
+    ImportedIssue.objects.bulk_create([ImportedIssue(job=job, issue=issue) for issue in issues])
+    return issues
+
+
+def test_the_import_filter_lists_exactly_the_issues_that_import_wrote_or_found_unchanged(teams):
+    IssueFactory(title="stored before")
+    imported(teams["mine"], "first", "second")
+    imported(teams["theirs"], "another team's")
+    found = issues_filtered(filters=IssueFilters(import_job=teams["mine"].pk))
+    assert sorted(issue.title for issue in found) == ["first", "second"]
+    assert IssueFilters(import_job=teams["mine"].pk).active
+
+
+def test_an_import_job_is_visible_by_the_rule_of_the_imports_pages(users, teams):
+    owner, other = users["owner"], teams["other"]
+    assert import_job_visible(user=owner, pk=teams["mine"].pk) == teams["mine"]
+    assert import_job_visible(user=owner, pk=teams["theirs"].pk) is None  # another team's file import
+    assert import_job_visible(user=owner, pk=teams["sync"].pk) == teams["sync"]  # a GitHub sync serves all
+    assert import_job_visible(user=other, pk=teams["mine"].pk) is None
+    assert import_job_visible(user=users["staff"], pk=teams["theirs"].pk) == teams["theirs"]
+    assert import_job_visible(user=users["rater_a"], pk=teams["sync"].pk) is None  # raters see no imports
+    assert import_job_visible(user=owner, pk=10**15) is None
+
+
+def test_the_list_filtered_by_an_import_shows_that_filter_and_a_way_to_clear_it(client_as, teams):
+    imported(teams["mine"], "first", "second")
+    IssueFactory(title="stored before")
+    response = client_as("owner").get(LIST, {"import": teams["mine"].pk, "state": "open"})
+    assert sorted(titles(response)) == ["first", "second"]
+    html = response.content.decode()
+    job = teams["mine"].pk
+    assert f"Issues of import #{job} (batch-7.json)" in html
+    assert 'href="/issues/?state=open">clear</a>' in html
+    assert f'<input type="hidden" name="import" value="{job}">' in html  # refining the search keeps the import
+    assert f"import={job}" in response.context["filter_query"]
+
+
+def test_a_github_import_is_shown_by_its_repository(client_as, teams):
+    imported(teams["sync"], "synced")
+    response = client_as("owner").get(LIST, {"import": teams["sync"].pk})
+    assert titles(response) == ["synced"]
+    assert f"Issues of import #{teams['sync'].pk} (deepspeedai/DeepSpeed)" in response.content.decode()
+
+
+@pytest.mark.parametrize("role", ["owner", "rater_a"])
+def test_an_import_the_user_may_not_see_lists_nothing_and_says_so(client_as, teams, role):
+    imported(teams["theirs"], "another team's")
+    for job in (teams["theirs"].pk, 999_999):
+        response = client_as(role).get(LIST, {"import": job})
+        assert response.status_code == 200
+        assert titles(response) == []
+        html = response.content.decode()
+        assert f"There is no import #{job} you can see" in html
+        assert "another team&#x27;s" not in html and "another team's" not in html
+    if role == "rater_a":  # the GitHub sync every owner sees is no rater's either
+        imported(teams["sync"], "synced")
+        assert titles(client_as(role).get(LIST, {"import": teams["sync"].pk})) == []
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "99999999999999999999", "abc", "1e3", "", " 7", "²", "%D9%A1"])
+def test_hostile_import_values_are_ignored_like_other_filters(rater, value):
+    IssueFactory(title="still listed")
+    for name in ("import", "repository"):
+        response = rater.get(f"{LIST}?{name}={value}")
+        assert response.status_code == 200
+        assert titles(response) == ["still listed"]
+        assert (response.context["filters"].import_job, response.context["filters"].repository) == (None, None)
 
 
 def test_invalid_filter_values_are_ignored_not_errors(rater):
