@@ -7,8 +7,9 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from annotator.models import ImportJob, Issue, Repository, Study, StudyFrame, StudyRound
+from annotator.selectors.imports import import_job_label, import_jobs_visible
 from annotator.selectors.issues import IssueFilters
-from annotator.services.frames import MAX_EXPLICIT_ISSUES, FrameSpec
+from annotator.services.frames import BATCH_KINDS, MAX_EXPLICIT_ISSUES, FrameSpec
 from annotator.services.sampling import (
     OVERLAP_ALL,
     OVERLAP_COUNT,
@@ -30,6 +31,11 @@ class DimensionChoiceField(forms.ModelMultipleChoiceField):
 class UserChoiceField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, obj) -> str:
         return f"{obj} ({obj.username})" if str(obj) != obj.username else obj.username
+
+
+class ImportJobChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: ImportJob) -> str:
+        return f"#{obj.pk} {import_job_label(obj)} ({obj.get_kind_display()}, {obj.created_at:%Y-%m-%d})"
 
 
 class StudyCreateForm(forms.Form):
@@ -59,8 +65,11 @@ class StudyCreateForm(forms.Form):
     frame_kind = forms.ChoiceField(
         choices=StudyFrame.Kind.choices, initial=StudyFrame.Kind.ALL, label="Sample frame", required=False
     )
-    import_job = forms.ModelChoiceField(
-        queryset=ImportJob.objects.none(), required=False, label="Import batch", help_text="A finished file import."
+    import_job = ImportJobChoiceField(
+        queryset=ImportJob.objects.none(),
+        required=False,
+        label="Import batch",
+        help_text="A finished file or GitHub import: the issues it wrote or found unchanged.",
     )
     frame_repositories = forms.ModelMultipleChoiceField(
         queryset=Repository.objects.none(), required=False, label="Repositories"
@@ -70,6 +79,7 @@ class StudyCreateForm(forms.Form):
     search_state = forms.ChoiceField(choices=[("", "Any"), *Issue.State.choices[:2]], required=False, label="State")
     search_kind = forms.ChoiceField(choices=[("", "Any"), *Issue.Kind.choices], required=False, label="Issue kind")
     search_repository = forms.ModelChoiceField(queryset=Repository.objects.none(), required=False, label="Repository")
+    search_import_job = ImportJobChoiceField(queryset=ImportJob.objects.none(), required=False, label="Import")
     search_created_from = forms.DateField(
         required=False, label="Created from", widget=forms.DateInput(attrs={"type": "date"})
     )
@@ -84,7 +94,7 @@ class StudyCreateForm(forms.Form):
         help_text="Issue ids or addresses, one per line (demo issues count only when listed here).",
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["taxonomy_version"].queryset = TaxonomyVersion.objects.select_related("taxonomy").order_by(
             "taxonomy__name", "-number"
@@ -100,9 +110,11 @@ class StudyCreateForm(forms.Form):
         users = get_user_model().objects.filter(is_active=True).order_by("username")
         self.fields["raters"].queryset = users
         self.fields["adjudicators"].queryset = users
-        self.fields["import_job"].queryset = ImportJob.objects.filter(
-            kind=ImportJob.Kind.FILE, status=ImportJob.Status.DONE
-        ).order_by("-created_at", "-id")
+        # The imports the user may see (the imports pages' rule; without a user, as for a command: every one).
+        jobs = import_jobs_visible(user=user) if user is not None else ImportJob.objects.all()
+        jobs = jobs.filter(kind__in=BATCH_KINDS).order_by("-created_at", "-id")
+        self.fields["import_job"].queryset = jobs.filter(status=ImportJob.Status.DONE)
+        self.fields["search_import_job"].queryset = jobs
         repositories = Repository.objects.order_by("owner", "name")
         self.fields["frame_repositories"].queryset = repositories
         self.fields["search_repository"].queryset = repositories
@@ -132,7 +144,7 @@ class StudyCreateForm(forms.Form):
     def frame(self) -> FrameSpec:
         data = self.cleaned_data
         kind = data.get("frame_kind") or StudyFrame.Kind.ALL
-        job = data.get("import_job")
+        job, search_job = data.get("import_job"), data.get("search_import_job")
         repository = data.get("search_repository")
         return FrameSpec(
             kind=kind,
@@ -146,6 +158,7 @@ class StudyCreateForm(forms.Form):
                 label=data.get("search_label", "").strip(),
                 created_from=data.get("search_created_from"),
                 created_to=data.get("search_created_to"),
+                import_job=search_job.pk if search_job else None,
             ),
             issue_ids=tuple(data.get("frame_issues") or ()),
         )
@@ -155,6 +168,8 @@ class StudyCreateForm(forms.Form):
         """Initial values that make the issue search `filters` the new study's frame."""
         if not filters.active:
             return {}
+        if filters == IssueFilters(import_job=filters.import_job):  # only the import: the import's batch
+            return {"frame_kind": StudyFrame.Kind.IMPORT_BATCH, "import_job": filters.import_job}
         return {
             "frame_kind": StudyFrame.Kind.SEARCH,
             "search_q": filters.q,
@@ -164,6 +179,7 @@ class StudyCreateForm(forms.Form):
             "search_repository": filters.repository,
             "search_created_from": filters.created_from,
             "search_created_to": filters.created_to,
+            "search_import_job": filters.import_job,
         }
 
     def dimension_versions(self) -> dict[str, int]:

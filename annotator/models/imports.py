@@ -88,7 +88,8 @@ class ImportJob(TimeStampedModel):
 
 
 class ImportedIssue(models.Model):
-    """An issue a file import job wrote or found unchanged: what an import batch holds, for sample frames."""
+    """An issue an import job (a file or a GitHub import) wrote or found unchanged: what an import batch holds,
+    for sample frames and the issue list's import filter."""
 
     job = models.ForeignKey(ImportJob, on_delete=models.CASCADE, related_name="imported_issues")
     issue = models.ForeignKey("annotator.Issue", on_delete=models.CASCADE, related_name="+")

@@ -1,8 +1,9 @@
 """A study's sample frame: the issues its rounds may be drawn from, recorded with the study.
 
-A frame is every imported issue, an import batch, a set of repositories, a saved issue search or an explicit
-list. Demo issues (shipped to try the tool) are in no frame unless listed explicitly. Frames are append-only:
-setting another frame adds a row, and each round names the frame it was drawn from.
+A frame is every imported issue, an import batch (a file or GitHub import), a set of repositories, a saved
+issue search or an explicit list. Demo issues (shipped to try the tool) are in no frame unless listed
+explicitly. Frames are append-only: setting another frame adds a row, and each round names the frame it was
+drawn from.
 """
 
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from django.db import transaction
 from django.db.models import Max, QuerySet
 
 from annotator.models import ImportedIssue, ImportJob, Issue, Repository, Study, StudyFrame
+from annotator.selectors.imports import import_job_label, import_job_visible
 from annotator.selectors.issues import IssueFilters, issues_filtered
 from core.errors import DomainError, PermissionDeniedError
 
@@ -54,18 +56,38 @@ def _explicit_ids(ids) -> list[int]:
     return ids
 
 
-def frame_definition(spec: FrameSpec) -> tuple[dict, ImportJob | None]:
-    """The frame's record (JSON-ready, with names a paper can quote) and its import job; DomainError if invalid."""
+# The imports that record the issues they wrote or found unchanged (ImportedIssue): what a batch holds.
+BATCH_KINDS = (ImportJob.Kind.FILE, ImportJob.Kind.GITHUB)
+
+
+def _import_job(pk: int | None, *, actor, field: str) -> ImportJob:
+    """A file or GitHub import the actor may see (None: a system caller, e.g. a command); DomainError if none."""
+    job = ImportJob.objects.filter(pk=pk, kind__in=BATCH_KINDS).first() if pk else None
+    if job is not None and actor is not None and import_job_visible(user=actor, pk=job.pk) is None:
+        job = None  # another team's: refused like one that does not exist
+    if job is None:
+        raise DomainError("Choose a file or GitHub import for the frame.", field=field)
+    return job
+
+
+def _import_names(job: ImportJob) -> dict:
+    """What a paper names an import by: the file of a file import, the repository of a GitHub import."""
+    params = job.parameters or {}
+    if job.kind == ImportJob.Kind.GITHUB:
+        return {"repository_name": params.get("repository", "")}
+    return {"filename": params.get("filename", "")}
+
+
+def frame_definition(spec: FrameSpec, *, actor=None) -> tuple[dict, ImportJob | None]:
+    """The frame's record (JSON-ready, with names a paper can quote) and its import job; DomainError if invalid.
+    An import (a batch, or a search's import filter) must be one the actor may see."""
     if spec.kind == Kind.ALL:
         return {}, None
     if spec.kind == Kind.IMPORT_BATCH:
-        job = ImportJob.objects.filter(pk=spec.import_job_id, kind=ImportJob.Kind.FILE).first()
-        if job is None:
-            raise DomainError("Choose a file import for the frame.", field="import_job")
+        job = _import_job(spec.import_job_id, actor=actor, field="import_job")
         if job.status != ImportJob.Status.DONE:
             raise DomainError(f"Import #{job.pk} is {job.get_status_display().lower()}, not done.", field="import_job")
-        record = {"import_job": job.pk, "filename": (job.parameters or {}).get("filename", "")}
-        return record, job
+        return {"import_job": job.pk, **_import_names(job)}, job
     if spec.kind == Kind.REPOSITORIES:
         repositories = _repositories(spec.repository_ids)
         return {"repositories": [r.pk for r in repositories], "names": [r.full_name for r in repositories]}, None
@@ -79,6 +101,9 @@ def frame_definition(spec: FrameSpec) -> tuple[dict, ImportJob | None]:
         record = spec.search.to_record()
         if spec.search.repository:
             record["repository_name"] = _repositories([spec.search.repository])[0].full_name
+        if spec.search.import_job:
+            job = _import_job(spec.search.import_job, actor=actor, field="search")
+            record["import_name"] = import_job_label(job)
         return record, None
     if spec.kind == Kind.EXPLICIT:
         return {"issues": _explicit_ids(spec.issue_ids)}, None
@@ -87,7 +112,7 @@ def frame_definition(spec: FrameSpec) -> tuple[dict, ImportJob | None]:
 
 def frame_append(*, study: Study, actor, spec: FrameSpec, added: bool = False) -> StudyFrame:
     """Record a frame of the study (the caller holds the study's lock and has checked the actor)."""
-    definition, job = frame_definition(spec)
+    definition, job = frame_definition(spec, actor=actor)
     last = StudyFrame.objects.filter(study=study).aggregate(n=Max("number"))["n"] or 0
     return StudyFrame.objects.create(
         study=study,
@@ -137,7 +162,7 @@ def frame_summary(frame: StudyFrame | None) -> str:
         return "every imported issue (demo issues left out)"
     d = frame.definition
     if frame.kind == Kind.IMPORT_BATCH:
-        return f"import #{d.get('import_job')} ({d.get('filename') or 'file'})"
+        return f"import #{d.get('import_job')} ({d.get('filename') or d.get('repository_name') or 'file'})"
     if frame.kind == Kind.REPOSITORIES:
         return "repositories " + ", ".join(d.get("names", []))
     if frame.kind == Kind.EXPLICIT:
@@ -148,6 +173,8 @@ def frame_summary(frame: StudyFrame | None) -> str:
         parts.append(f"text “{d['q']}”")
     if d.get("repository_name"):
         parts.append(f"repository {d['repository_name']}")
+    if d.get("import_job"):
+        parts.append(f"import #{d['import_job']}" + (f" ({d['import_name']})" if d.get("import_name") else ""))
     for key in ("label", "state", "kind"):
         if d.get(key):
             parts.append(f"{key} {d[key]}")

@@ -21,11 +21,11 @@ from django.utils import timezone
 
 from annotator.importers.files import ParseResult, parse_repository_ref, read_issue_file
 from annotator.importers.records import IssueRecord, RecordProblem, RepositoryRef
-from annotator.models import ImportedIssue, ImportJob
+from annotator.models import ImportJob
 from core.errors import DomainError, NotFoundError, PermissionDeniedError
 from core.permissions import can_manage_imports
 
-from .issues import UpsertResult, issues_conflicts, issues_upsert
+from .issues import UpsertResult, imported_issues_record, issues_conflicts, issues_upsert
 from .jobs import job_enqueue_on_commit, job_queued_or_raise, job_run
 from .sheets_import import SheetsImportError, SheetsImportRequest, SheetsImportResult, sheets_import
 
@@ -117,10 +117,8 @@ def file_import_execute(
             try:
                 with transaction.atomic():
                     written = issues_upsert(records=valid, batch_size=len(valid) or 1)
-                    if job is not None and written.issue_ids:
-                        ImportedIssue.objects.bulk_create(
-                            [ImportedIssue(job=job, issue_id=pk) for pk in written.issue_ids], ignore_conflicts=True
-                        )
+                    if job is not None:
+                        imported_issues_record(job=job, issue_ids=written.issue_ids)
             except (DataError, IntegrityError) as exc:
                 logger.warning("the database refused records of %s", name, exc_info=True)
                 first, last = batch[0][0], batch[-1][0]

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from annotator.importers.files import issue_url_repository
 from annotator.importers.records import CommentRecord, IssueRecord, LinkRecord, RepositoryRef
-from annotator.models import Comment, Issue, IssueLink, Repository, RepositoryAlias
+from annotator.models import Comment, ImportedIssue, ImportJob, Issue, IssueLink, Repository, RepositoryAlias
 
 ISSUE_FIELDS = [
     "repository",
@@ -78,6 +78,15 @@ class UpsertResult:
 def issues_mark_demo(*, urls: Iterable[str]) -> int:
     """Mark the issues at these URLs as demo issues (kept out of every sample frame); how many are marked."""
     return Issue.objects.filter(url__in=list(urls), demo=False).update(demo=True)
+
+
+def imported_issues_record(*, job: ImportJob, issue_ids: Sequence[int]) -> None:
+    """Record issues a job wrote or found unchanged as part of its batch (in the caller's transaction, one
+    batch of an import at a time). Recording one again, e.g. when a resumed job reads a page twice, is no-op."""
+    if issue_ids:
+        ImportedIssue.objects.bulk_create(
+            [ImportedIssue(job=job, issue_id=pk) for pk in issue_ids], ignore_conflicts=True
+        )
 
 
 def issues_upsert(

@@ -51,7 +51,7 @@ def study_new(request: HttpRequest) -> HttpResponse:
         raise PermissionDenied("Only study owners and staff can create studies.")
     # Arriving from the issue search ("New study from this search"): that search is the proposed frame.
     initial = StudyCreateForm.initial_from_search(issue_filters_from_query(request.GET))
-    form = StudyCreateForm(request.POST or None, initial=initial)
+    form = StudyCreateForm(request.POST or None, initial=initial, user=request.user)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:

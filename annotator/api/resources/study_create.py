@@ -29,11 +29,19 @@ class FrameSearchInputSerializer(serializers.Serializer):
     repository = serializers.IntegerField(required=False, allow_null=True, **ID)
     created_from = serializers.DateField(required=False, allow_null=True)
     created_to = serializers.DateField(required=False, allow_null=True)
+    import_job = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="Only the issues this import job (a file or GitHub import you may see) wrote or found unchanged.",
+        **ID,
+    )
 
 
 class FrameInputSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=StudyFrame.Kind.values, help_text="What defines the frame.")
-    import_job = serializers.IntegerField(required=False, allow_null=True, help_text="For import_batch.", **ID)
+    import_job = serializers.IntegerField(
+        required=False, allow_null=True, help_text="For import_batch: a finished file or GitHub import.", **ID
+    )
     repositories = serializers.ListField(
         child=serializers.IntegerField(**ID), required=False, max_length=1000, help_text="For repositories."
     )
@@ -119,6 +127,7 @@ def _frame(data: dict | None) -> FrameSpec | None:
             repository=search.get("repository"),
             created_from=search.get("created_from"),
             created_to=search.get("created_to"),
+            import_job=search.get("import_job"),
         )
         if search
         else None,

@@ -369,8 +369,9 @@ class _JobRunner:
             self.cursor["high_water"] = updated_at
 
     def _issues_page(self, page: Page) -> bool:
-        """Store one page of issues; True when --limit is reached."""
-        from annotator.services.issues import issues_upsert
+        """Store one page of issues, each recorded as one of this job's (what its batch holds, with the page's
+        commit); True when --limit is reached."""
+        from annotator.services.issues import imported_issues_record, issues_upsert
 
         limit = self.params.get("limit")
         records, reached = [], False
@@ -387,6 +388,7 @@ class _JobRunner:
             self.cursor["window_until"] = item.get("updated_at")
         if records:
             result = issues_upsert(records=records)
+            imported_issues_record(job=self.job, issue_ids=result.issue_ids)
             for name in ("created", "updated", "unchanged"):
                 self.counts[name] += getattr(result, name, 0) or 0
             self.counts["pulls"] += sum(1 for record in records if record.kind == "pull")

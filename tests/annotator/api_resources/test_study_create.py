@@ -45,6 +45,32 @@ def test_an_owner_creates_a_study_from_a_saved_search(setup):
 
 
 @pytest.mark.django_db
+def test_a_saved_search_may_name_an_import_the_owner_may_see(setup):
+    from rest_framework.test import APIClient
+
+    from annotator.models import ImportJob
+
+    client = APIClient()
+    client.force_authenticate(setup["owner"])
+    sync = ImportJob.objects.create(
+        kind=ImportJob.Kind.GITHUB, status=ImportJob.Status.DONE, parameters={"repository": "org/repo"}
+    )
+    another_teams = ImportJob.objects.create(
+        kind=ImportJob.Kind.FILE, status=ImportJob.Status.DONE, created_by=setup["users"]["owner"]
+    )
+    refused = _body(setup, frame={"kind": "search", "search": {"import_job": another_teams.pk}})
+    response = client.post(URL, refused, format="json")
+    assert response.status_code == 400 and "Choose a file or GitHub import" in response.content.decode()
+    assert not Study.objects.exists()
+    response = client.post(
+        URL, _body(setup, frame={"kind": "search", "search": {"import_job": sync.pk}}), format="json"
+    )
+    assert response.status_code == 201, response.content
+    definition = response.json()["frame"]["definition"]
+    assert (definition["import_job"], definition["import_name"]) == (sync.pk, "org/repo")
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("change", "status"),
     [

@@ -3,7 +3,7 @@
 import pytest
 
 from annotator.importers.github import GitHubHTTPError
-from annotator.models import Comment, ImportJob, Issue, IssueLink, Repository, RepositoryAlias
+from annotator.models import Comment, ImportedIssue, ImportJob, Issue, IssueLink, Repository, RepositoryAlias
 from annotator.services.github_sync import github_import_continue, github_import_start
 from tests.annotator.github.conftest import REPO, seed
 
@@ -109,7 +109,9 @@ def test_a_transient_502_is_retried(github_settings, fake_github, make_client, s
     assert len(sleeps) == 1
 
 
-def test_a_crash_after_page_two_resumes_at_page_three(github_settings, fake_github, make_client, seeded):
+def crashed_after_page_two(make_client) -> ImportJob:
+    """A sync whose worker died once the second page of issues was committed."""
+
     def crash_after_second_page(job, client):
         if job.cursor.get("phase") == "issues" and job.cursor.get("page") == 2:
             raise RuntimeError("worker killed")
@@ -118,6 +120,11 @@ def test_a_crash_after_page_two_resumes_at_page_three(github_settings, fake_gith
     with pytest.raises(RuntimeError):
         github_import_continue(job=job, client=make_client(), progress=crash_after_second_page)
     job.refresh_from_db()
+    return job
+
+
+def test_a_crash_after_page_two_resumes_at_page_three(github_settings, fake_github, make_client, seeded):
+    job = crashed_after_page_two(make_client)
     assert job.status == ImportJob.Status.FAILED
     assert "start the job again" in job.error
     assert Issue.objects.count() == 200 - 24  # pages 1-2 hold 24 pull requests among the first 200
@@ -131,6 +138,36 @@ def test_a_crash_after_page_two_resumes_at_page_three(github_settings, fake_gith
     assert Issue.objects.count() == 220
     assert job.counts["created"] == 220
     assert job.counts["unchanged"] == 0
+
+
+def batch(job: ImportJob) -> set[int]:
+    return set(ImportedIssue.objects.filter(job=job).values_list("issue_id", flat=True))
+
+
+def test_a_sync_records_each_issue_it_wrote_or_found_unchanged_as_its_batch(
+    github_settings, fake_github, make_client, seeded
+):
+    first = run(make_client)
+    assert batch(first) == set(Issue.objects.values_list("pk", flat=True))  # 220 issues, no skipped pulls
+    changed = fake_github.update_issue(REPO, seeded[0]["number"], title="Renamed title")
+
+    fake_github.requests.clear()
+
+    second = run(make_client)  # since the high-water mark: the changed issue and the last one(s), unchanged
+    since = fake_github.requests_to("/issues")[0].query["since"]
+    items = fake_github.repo(REPO).issues.values()
+    listed = {i["number"] for i in items if i["updated_at"] >= since and "pull_request" not in i}
+    assert changed["number"] in listed and len(listed) < 220
+    assert batch(second) == set(Issue.objects.filter(number__in=listed).values_list("pk", flat=True))
+    assert second.counts["updated"] == 1 and second.counts["unchanged"] >= 1
+    assert len(batch(first)) == 220, "an earlier job's batch stays as it was"
+
+
+def test_a_resumed_sync_records_its_batch_once(github_settings, fake_github, make_client, seeded):
+    job = crashed_after_page_two(make_client)
+    assert len(batch(job)) == 200 - 24  # what the two committed pages stored, committed with them
+    github_import_continue(job=job, client=make_client())
+    assert ImportedIssue.objects.filter(job=job).count() == 220 == len(batch(job))
 
 
 def test_a_rerun_is_incremental_and_then_costs_only_304s(github_settings, fake_github, make_client, seeded):

@@ -53,6 +53,38 @@ def test_new_study_from_this_search_proposes_the_search_as_frame(world, client_a
     assert 'name="search_q" value="NCCL"' in page and 'value="2024-12-31"' in page
 
 
+def test_new_study_from_an_imports_issues_proposes_that_import_as_frame(world, users, client_as):
+    from annotator.models import ImportJob
+
+    job = ImportJob.objects.create(
+        kind=ImportJob.Kind.GITHUB, status=ImportJob.Status.DONE, parameters={"repository": "org/repo"}
+    )
+    client = client_as("owner")
+    page = client.get(f"/studies/new/?import={job.pk}").content.decode()
+    assert '<option value="import_batch" selected>' in page
+    assert f'<option value="{job.pk}" selected>#{job.pk} org/repo (GitHub' in page
+    page = client.get(f"/studies/new/?import={job.pk}&state=closed").content.decode()
+    assert '<option value="search" selected>' in page
+    assert page.count(f'<option value="{job.pk}" selected>') == 1  # the search's import, not the batch
+    data = _create_data(users, make_taxonomy(), frame_kind="search", search_state="closed", search_import_job=job.pk)
+    assert client.post("/studies/new/", data).status_code == 302
+    frame = StudyFrame.objects.get(study__name="From a search")
+    assert (frame.definition["import_job"], frame.definition["import_name"]) == (job.pk, "org/repo")
+
+
+def test_the_import_choices_are_the_users_own_and_the_shared_syncs(world, users, client_as):
+    from annotator.models import ImportJob
+    from tests.factories import UserFactory
+
+    done = {"status": ImportJob.Status.DONE}
+    mine = ImportJob.objects.create(kind=ImportJob.Kind.FILE, created_by=users["owner"], **done)
+    ImportJob.objects.create(kind=ImportJob.Kind.FILE, created_by=UserFactory(username="other"), **done)  # theirs
+    sync = ImportJob.objects.create(kind=ImportJob.Kind.GITHUB, **done)
+    form = client_as("owner").get("/studies/new/").context["form"]
+    for name in ("import_job", "search_import_job"):
+        assert set(form.fields[name].queryset) == {mine, sync}, name
+
+
 def test_the_issue_search_offers_adding_to_my_studies_and_a_study_from_the_search(world, client_as):
     owner_page = client_as("owner").get("/issues/?q=title").content.decode()
     assert 'data-testid="add-to-study"' in owner_page and world.study.name in owner_page

@@ -7,12 +7,13 @@ import pytest
 
 from annotator.models import ImportedIssue, ImportJob, Issue, StudyFrame, StudyIssue
 from annotator.selectors.issues import IssueFilters
-from annotator.services.frames import FrameSpec, frame_issues, study_frame_current, study_frame_set
+from annotator.services.frames import FrameSpec, frame_issues, frame_summary, study_frame_current, study_frame_set
 from annotator.services.imports import file_import_job_execute
 from annotator.services.sampling import study_issues_add
 from core.errors import DomainError, PermissionDeniedError
 from tests.annotator.factories_issues import IssueFactory, RepositoryFactory
 from tests.annotator.studies.factories import draw, make_study
+from tests.factories import UserFactory
 
 UTC = dt.UTC
 
@@ -111,9 +112,76 @@ def test_an_invalid_frame_is_refused_and_no_study_is_left_behind(users, spec, fi
     assert not Study.objects.filter(name="Refused").exists()
 
 
+def _batch_of(job, issues) -> set[int]:
+    ImportedIssue.objects.bulk_create([ImportedIssue(job=job, issue=issue) for issue in issues])
+    return {issue.pk for issue in issues}
+
+
+@pytest.mark.django_db
+def test_a_github_import_is_a_batch_frame_too(users):
+    IssueFactory.create_batch(2)  # stored by an earlier sync
+    job = ImportJob.objects.create(
+        kind=ImportJob.Kind.GITHUB, status=ImportJob.Status.DONE, parameters={"repository": "org/repo"}
+    )
+    batch = _batch_of(job, IssueFactory.create_batch(3))
+    study = _study(users, frame=FrameSpec(kind="import_batch", import_job_id=job.pk))
+    frame = study_frame_current(study=study)
+    assert frame.definition == {"import_job": job.pk, "repository_name": "org/repo"}
+    assert frame_summary(frame) == f"import #{job.pk} (org/repo)"
+    draw(study, actor=users["owner"], size=10)
+    assert _drawn(study) == batch
+
+
+@pytest.mark.django_db
+def test_a_saved_search_may_hold_an_import_and_records_it_by_name(users):
+    job = ImportJob.objects.create(
+        kind=ImportJob.Kind.FILE, status=ImportJob.Status.DONE, created_by=users["owner"],
+        parameters={"filename": "batch.json"},
+    )  # fmt: skip
+    closed = _batch_of(job, IssueFactory.create_batch(2, state="closed"))
+    _batch_of(job, [IssueFactory(state="open")])
+    IssueFactory(state="closed")  # not in the import
+    search = IssueFilters(state="closed", import_job=job.pk)
+    study = _study(users, frame=FrameSpec(kind="search", search=search))
+    frame = study_frame_current(study=study)
+    assert frame.definition == {**search.to_record(), "import_name": "batch.json"}
+    assert IssueFilters.from_record(frame.definition) == search
+    assert f"import #{job.pk} (batch.json)" in frame_summary(frame)
+    draw(study, actor=users["owner"], size=10)
+    assert _drawn(study) == closed
+
+
+@pytest.mark.django_db
+def test_a_search_recorded_before_imports_were_a_filter_loads_as_it_was():
+    old = {"q": "NCCL", "repository": None, "state": "closed", "kind": "", "label": "bug",
+           "created_from": "2024-03-01", "created_to": None}  # fmt: skip
+    loaded = IssueFilters.from_record(old)
+    assert loaded == IssueFilters(q="NCCL", state="closed", label="bug", created_from=dt.date(2024, 3, 1))
+    assert loaded.import_job is None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", ["import_batch", "search"])
+def test_another_teams_file_import_is_no_frame_of_mine(users, kind):
+    other = UserFactory(username="other_owner")
+    job = ImportJob.objects.create(kind=ImportJob.Kind.FILE, status=ImportJob.Status.DONE, created_by=other)
+    _batch_of(job, IssueFactory.create_batch(2))
+    spec = FrameSpec(kind=kind, import_job_id=job.pk, search=IssueFilters(import_job=job.pk))
+    with pytest.raises(DomainError, match="Choose a file or GitHub import") as refused:
+        _study(users, frame=spec, name="Refused")
+    assert refused.value.field == ("import_job" if kind == "import_batch" else "search")
+
+
+@pytest.mark.django_db
+def test_a_spreadsheet_import_is_no_batch_frame(users):
+    job = ImportJob.objects.create(kind=ImportJob.Kind.SHEETS, status=ImportJob.Status.DONE, created_by=users["owner"])
+    with pytest.raises(DomainError, match="Choose a file or GitHub import"):
+        _study(users, frame=FrameSpec(kind="import_batch", import_job_id=job.pk))
+
+
 @pytest.mark.django_db
 def test_an_unfinished_import_is_no_frame(users):
-    job = ImportJob.objects.create(kind=ImportJob.Kind.FILE, status=ImportJob.Status.RUNNING)
+    job = ImportJob.objects.create(kind=ImportJob.Kind.FILE, status=ImportJob.Status.RUNNING, created_by=users["owner"])
     with pytest.raises(DomainError, match="not done"):
         _study(users, frame=FrameSpec(kind="import_batch", import_job_id=job.pk))
 
