@@ -95,9 +95,9 @@ def import_job_issue_count(*, job: ImportJob) -> int:
 
 
 def import_job_repositories(*, job: ImportJob) -> list[Repository]:
-    """The repositories a job names (a GitHub import's, a file import's "into owner/name"), for links to their
-    issues. Which issues a job wrote is not recorded, so a file import that took each issue's repository from
-    its URL names none."""
+    """The repositories a job names (a GitHub import's, a file import's "into owner/name"), for links to all
+    their issues; a file import that took each issue's repository from its URL names none. (Which issues the
+    job itself wrote are its ImportedIssue rows: import_job_issue_count.)"""
     params = job.parameters or {}
     if params.get("repository_id"):
         return list(Repository.objects.filter(pk=params["repository_id"]))

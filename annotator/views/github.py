@@ -12,7 +12,12 @@ from django.views.decorators.http import require_GET, require_POST
 from annotator.jobs import JobNotQueuedError
 from annotator.models import ImportJob, Repository
 from annotator.selectors.github import github_jobs_recent, github_repositories
-from annotator.selectors.imports import import_job_get, import_job_repositories, import_jobs_actable
+from annotator.selectors.imports import (
+    import_job_get,
+    import_job_issue_count,
+    import_job_repositories,
+    import_jobs_actable,
+)
 from annotator.services.github_sync import github_import_start
 from core.errors import DomainError, NotFoundError
 from core.permissions import can_manage_imports
@@ -140,6 +145,7 @@ def github_job(request: HttpRequest, pk: int) -> HttpResponse:
         "status": job_status(job),
         "actable": actable,
         "repositories": import_job_repositories(job=job),
+        "imported_count": 0 if job.is_active else import_job_issue_count(job=job),
     }
     return render(request, "annotator/github/job.html", context)
 

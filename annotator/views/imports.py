@@ -15,7 +15,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotator.jobs import JobNotQueuedError
 from annotator.models import ImportJob
-from annotator.selectors.imports import import_job_get, import_job_repositories, import_jobs_actable, import_jobs_recent
+from annotator.selectors.imports import (
+    import_job_get,
+    import_job_issue_count,
+    import_job_repositories,
+    import_jobs_actable,
+    import_jobs_recent,
+)
 from annotator.services.imports import file_import_create
 from annotator.services.jobs import job_cancel, job_retry
 from core.errors import DomainError, NotFoundError, PermissionDeniedError
@@ -102,6 +108,7 @@ def import_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "status": job_status(job),
         "actable": actable,
         "repositories": [] if job.is_active else import_job_repositories(job=job),
+        "imported_count": 0 if job.is_active else import_job_issue_count(job=job),
     }
     return render(request, "annotator/imports/detail.html", context)
 

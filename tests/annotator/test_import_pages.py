@@ -190,8 +190,36 @@ def test_an_import_into_a_repository_links_to_that_repositorys_issues(
     assert listed.count("ZeRO-3 hangs at step") == 2, "the link lists the two DeepSpeed issues, not Megatron's"
 
 
-def test_an_import_that_names_no_repository_has_no_such_link(client_as, owner, django_capture_on_commit_callbacks):
+def test_an_import_links_to_exactly_the_issues_it_wrote_or_found_unchanged(
+    client_as, owner, django_capture_on_commit_callbacks
+):
     client = client_as("owner")
-    post_upload(client, upload([rest_issue(1)]), django_capture_on_commit_callbacks)
+    post_upload(client, upload([rest_issue(n) for n in (1, 2, 3)]), django_capture_on_commit_callbacks)
+    post_upload(client, upload([rest_issue(n) for n in (2, 3)], name="again.json"), django_capture_on_commit_callbacks)
+    job = ImportJob.objects.order_by("-id").first()
+    page = client.get(f"/imports/{job.pk}/").content.decode()
+    assert f'<a href="/issues/?import={job.pk}" data-testid="job-issues-link">the 2 issues of this import</a>' in page
+    assert "every issue of" not in page, "each issue's repository came from its URL: the file names none"
+    listed = client.get(f"/issues/?import={job.pk}")
+    assert sorted(issue.number for issue in listed.context["page"].issues) == [2, 3]
+    assert f"Issues of import #{job.pk} (again.json)" in listed.content.decode()
+
+
+def test_an_import_of_one_issue_says_so(client_as, owner, django_capture_on_commit_callbacks):
+    client = client_as("owner")
+    post_upload(client, upload([rest_issue(1)], repo="deepspeedai/DeepSpeed"), django_capture_on_commit_callbacks)
     job = ImportJob.objects.get()
-    assert 'data-testid="job-issues"' not in client.get(f"/imports/{job.pk}/").content.decode()
+    page = client.get(f"/imports/{job.pk}/").content.decode()
+    assert ">the issue of this import</a>, or <a" in page and "every issue of deepspeedai/DeepSpeed" in page
+
+
+def test_an_import_that_recorded_no_issues_keeps_the_repository_link_or_none(client_as, owner):
+    """Jobs run before imports recorded their issues: the repository's issues as before, or no link."""
+    done = {"kind": ImportJob.Kind.FILE, "status": ImportJob.Status.DONE, "created_by": owner}
+    named = ImportJob.objects.create(parameters={"repo": "deepspeedai/DeepSpeed"}, counts={"created": 2}, **done)
+    Repository.objects.get_or_create(host="github.com", owner="deepspeedai", name="DeepSpeed")
+    page = client_as("owner").get(f"/imports/{named.pk}/").content.decode()
+    assert "See the issues: <a" in page and "every issue of deepspeedai/DeepSpeed" in page
+    assert "job-issues-link" not in page
+    unnamed = ImportJob.objects.create(**done)
+    assert 'data-testid="job-issues"' not in client_as("owner").get(f"/imports/{unnamed.pk}/").content.decode()

@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth.models import Group
 from django.urls import reverse
 
-from annotator.models import ImportJob, Issue, Repository
+from annotator.models import ImportedIssue, ImportJob, Issue, Repository
 from core.permissions import STUDY_OWNERS_GROUP
 from tests.annotator.github.conftest import REPO, seed
 
@@ -63,6 +63,35 @@ def test_the_owner_starts_an_import_that_runs_and_shows_its_progress(
     repository = Repository.objects.get(pk=job.parameters["repository_id"])
     assert repository.full_name == REPO
     assert f'href="/issues/?repository={repository.pk}"'.encode() in page.content, "the result links to the issues"
+
+
+def test_a_finished_sync_links_to_exactly_its_issues(
+    client_as, owner, github_settings, fake_github, django_capture_on_commit_callbacks
+):
+    seed(fake_github, issues=3, closed=2)
+    client = client_as("owner")
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("annotator:github_import"), {"repository": REPO, "state": "all"})
+    first = ImportJob.objects.get()
+    changed = next(iter(fake_github.repo(REPO).issues))
+    fake_github.update_issue(REPO, changed, title="Changed on GitHub")
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("annotator:github_sync_now", args=[first.parameters["repository_id"]]))
+    second = ImportJob.objects.exclude(pk=first.pk).get()
+    count = ImportedIssue.objects.filter(job=second).count()
+    assert 1 <= count < 5, "the incremental sync listed only what changed (and the last issue again)"
+
+    page = client.get(reverse("annotator:github_job", args=[second.pk])).content.decode()
+    assert f'<a href="/issues/?import={second.pk}" data-testid="job-issues-link">' in page
+    assert (f"the {count} issues of this import" if count > 1 else "the issue of this import") in page
+    assert "every issue of" in page, "the repository's link stays"
+    listed = client.get(f"/issues/?import={second.pk}").context["page"].issues
+    assert {issue.pk for issue in listed} == set(
+        ImportedIssue.objects.filter(job=second).values_list("issue_id", flat=True)
+    )
+    assert "Changed on GitHub" in [issue.title for issue in listed]
+    first_page = client.get(reverse("annotator:github_job", args=[first.pk])).content.decode()
+    assert "the 5 issues of this import" in first_page
 
 
 def test_a_bad_repository_name_is_explained_and_creates_nothing(client_as, owner):

@@ -134,10 +134,8 @@ def test_a_github_import_is_a_batch_frame_too(users):
 
 @pytest.mark.django_db
 def test_a_saved_search_may_hold_an_import_and_records_it_by_name(users):
-    job = ImportJob.objects.create(
-        kind=ImportJob.Kind.FILE, status=ImportJob.Status.DONE, created_by=users["owner"],
-        parameters={"filename": "batch.json"},
-    )  # fmt: skip
+    done = {"status": ImportJob.Status.DONE, "created_by": users["owner"]}
+    job = ImportJob.objects.create(kind=ImportJob.Kind.FILE, parameters={"filename": "batch.json"}, **done)
     closed = _batch_of(job, IssueFactory.create_batch(2, state="closed"))
     _batch_of(job, [IssueFactory(state="open")])
     IssueFactory(state="closed")  # not in the import
