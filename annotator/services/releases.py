@@ -16,8 +16,9 @@ A release holds, frozen (see annotator/models/releases.py):
     SHA256SUMS                 every other file's SHA-256, in the format ``sha256sum -c`` checks
 
 The content fingerprint covers the files whose content depends on the study's data only (not on the moment of
-publication): publishing again when it is unchanged is refused. The findings count: fix data imported again or
-component rules edited change what a release would say about fix size and time, so they allow a new release.
+publication), and the replication package's fix data (data/fixes.csv): publishing again when it is unchanged is
+refused. The findings and the fix data count: fix details imported again or component rules edited change what a
+release says about fix size and time, so they allow a new release.
 """
 
 import hashlib
@@ -61,6 +62,7 @@ FILE_TYPES = {
     "SHA256SUMS": "text/plain; charset=utf-8",
 }
 DATA_FILES = ("study.json", "taxonomy.json", "dataset.jsonl", "agreement.json", "findings.json")
+FIX_DATA = "replication-package.zip:data/fixes.csv"  # fingerprinted, from inside the package (built later)
 # What each file is, for the README's file list.
 FILE_DESCRIPTIONS = {
     "study.json": "the study, its taxonomy version and the count of each category",
@@ -110,6 +112,16 @@ def study_findings_document(*, study: Study) -> dict[str, Any]:
         "tables": live["tables"],
         "tests": [stat_as_json(item) for item in findings.tests],
     }
+
+
+def _fix_data(study: Study) -> bytes:
+    """The replication package's fix data (data/fixes.csv), which the content fingerprint covers too: a change the
+    findings do not show (a new participant in a fix's discussion) still changes what the release carries."""
+    from .exports.context import export_context
+    from .exports.fix_data import fix_data_header, fix_data_rows
+
+    context = export_context(study=study, pseudonymous=True)
+    return "".join(csv_rows(fix_data_header(context), fix_data_rows(context))).encode("utf-8")
 
 
 def study_summary(*, study: Study) -> dict[str, Any]:
@@ -211,8 +223,9 @@ def release_content(*, study: Study) -> ReleaseContent:
     }
     digest = hashlib.sha256()
     stable = {k: v for k, v in agreement.items() if k not in VOLATILE_AGREEMENT_KEYS}
-    for name in DATA_FILES:
-        data = _json_bytes(stable) if name == "agreement.json" else files[name]
+    fingerprinted = [(name, _json_bytes(stable) if name == "agreement.json" else files[name]) for name in DATA_FILES]
+    fingerprinted.append((FIX_DATA, _fix_data(study)))
+    for name, data in fingerprinted:
         digest.update(f"{name}\0{len(data)}\0".encode())
         digest.update(data)
     return ReleaseContent(summary=summary, dataset=rows, files=files, fingerprint=digest.hexdigest())

@@ -10,6 +10,7 @@ from django.test import Client
 from annotator.models import Release
 from annotator.services.publication import study_publish, study_publish_preview, study_unpublish
 from core.errors import ConflictError
+from tests.annotator.factories_issues import CommentFactory
 from tests.annotator.releases.conftest import reimport_fix, revise_final_label
 from tests.annotator.releases.test_immutability import served
 
@@ -81,6 +82,15 @@ def test_fix_data_imported_again_allows_release_2_and_release_1_reads_byte_ident
     size_after = next(t for t in two["tables"] if t["slug"] == "findings-size-framework")
     assert size["rows"] != size_after["rows"], "release 2 does not hold the fix data imported again"
     assert frozen(second, "dataset.jsonl") == first[f"/api/v1/public/studies/{slug}/releases/1/files/dataset.jsonl"]
+
+
+def test_fix_data_the_findings_do_not_show_still_allows_a_new_release(fixed, users):
+    """The package's data/fixes.csv is fingerprinted too: one more participant in a fix's discussion."""
+    study_publish(study=fixed.study, actor=users["owner"])
+    CommentFactory(issue=fixed.study_issues[0].issue, author="a-new-participant")
+    preview = study_publish_preview(study=fixed.study, actor=users["owner"]).as_dict()
+    assert preview["allowed"] is True and preview["changes"]["findings_changed"] is False
+    assert preview["changes"]["rows_changed"] == 0
 
 
 def test_the_publish_confirmation_says_the_findings_changed(fixed, users, client_for_pages):
