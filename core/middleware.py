@@ -74,11 +74,14 @@ def page_flags(request: HttpRequest) -> dict:
     parts of the navigation the viewer may use (links a role cannot use are not shown)."""
     user = getattr(request, "user", None)
     signed_in = user is not None and user.is_authenticated
+    nav = request.session.get(NAV_SESSION_KEY, {}) if signed_in else {}
     return {
         "external_images": external_images_allowed(request),
         # From the session (core.navigation): a page reads no group for its navigation. A session older
         # than this rule shows the link; the Imports page itself still checks the role.
-        "nav_imports": signed_in and request.session.get(NAV_SESSION_KEY, {}).get("imports", True),
+        "nav_imports": signed_in and nav.get("imports", True),
+        # A session older than the Components link follows its Imports link (study owners keep components).
+        "nav_components": signed_in and nav.get("components", nav.get("imports", True)),
     }
 
 

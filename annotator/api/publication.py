@@ -54,6 +54,10 @@ class ChangesOutputSerializer(serializers.Serializer):
     issues_removed = serializers.IntegerField()
     final_labels_changed = serializers.IntegerField()
     rows_changed = serializers.IntegerField(help_text="Rows with any difference: final or raters' labels, notes.")
+    findings_changed = serializers.BooleanField(
+        help_text="The findings (fix size and time, components, flows, tests) differ from the previous release's: "
+        "fix data imported again or component rules edited change them even when the dataset is the same."
+    )
 
 
 class PublishPreviewOutputSerializer(serializers.Serializer):

@@ -1,8 +1,8 @@
 """Releases of a study: what was published, frozen, so that it can be read again unchanged at its address.
 
 Publishing writes release n of a study: the taxonomy version it used, the public dataset (final labels with
-each rater's revised and independent labels), the agreement report, README, citation, checksums and the
-replication package, each as a ReleaseFile holding its bytes. Nothing here is ever updated or deleted (the
+each rater's revised and independent labels), the agreement report, the findings, README, citation, checksums
+and the replication package, each as a ReleaseFile holding its bytes. Nothing here is ever updated or deleted (the
 services only insert; on PostgreSQL a trigger refuses UPDATE and DELETE). Whether a release can be read is
 the latest ReleaseVisibilityChange for it: unpublishing hides a release (404), publishing it again undoes that.
 """

@@ -38,6 +38,10 @@ class IssueFix:
     deletions: int | None
     lines_changed: int | None
     files: int | None
+    # False when GitHub listed only part of some fixing change's files (it lists at most 3,000 of a change): then
+    # `files` is GitHub's own total where it gives one (a pull request) and at least the listed count otherwise (a
+    # commit), and the components and unmapped files are those of the listed files. None without fix details.
+    files_complete: bool | None
     components: tuple[str, ...]
     unmapped_files: int | None
     hours_to_fix: float | None
@@ -128,6 +132,7 @@ def issue_fixes(issue_ids: Iterable[int]) -> dict[int, IssueFix]:
             detail_additions=F("fix_detail__additions"),
             detail_deletions=F("fix_detail__deletions"),
             detail_changed_files=F("fix_detail__changed_files"),
+            detail_files_complete=F("fix_detail__files_complete"),
         ):
             links[link["issue_id"]].append(link)
         fixing = {issue_id: fixing_links(found) for issue_id, found in links.items()}
@@ -159,6 +164,7 @@ def _issue_fix(issue: dict, fixing: list[dict], paths: dict[int, list[str]], mat
             deletions=None,
             lines_changed=None,
             files=None,
+            files_complete=None,
             components=(),
             unmapped_files=None,
             hours_to_fix=None,
@@ -174,12 +180,20 @@ def _issue_fix(issue: dict, fixing: list[dict], paths: dict[int, list[str]], mat
         additions=additions,
         deletions=deletions,
         lines_changed=additions + deletions,
-        # Without file rows (not fetched yet) GitHub's own count of changed files stands in.
-        files=len(files) if files else sum(link["detail_changed_files"] for link in detailed),
+        files=_file_count(files, detailed, paths),
+        files_complete=all(link["detail_files_complete"] for link in detailed),
         components=matcher.components_of(files),
         unmapped_files=len(matcher.unmapped(files)),
         hours_to_fix=_hours(issue["created"], max(landed)) if landed else None,
     )
+
+
+def _file_count(files: list[str], detailed: list[dict], paths: dict[int, list[str]]) -> int:
+    """The distinct files listed, plus what GitHub counted beyond its listing of each change: a pull request says
+    how many files it changed even when it lists 3,000 of them, and a change without file rows (not fetched yet)
+    counts by GitHub's figure alone."""
+    beyond = sum(max(0, link["detail_changed_files"] - len(paths.get(link["detail_id"], []))) for link in detailed)
+    return len(files) + beyond
 
 
 def repository_unmapped_paths(repository: Repository, *, limit: int = 50) -> list[tuple[str, int]]:

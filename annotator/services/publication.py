@@ -1,8 +1,8 @@
 """Publishing a study: each publication is a frozen release, readable without login at a stable address.
 
 Publishing writes release n (1 the first time): the taxonomy version (published too, so it cannot change), the
-public dataset, the agreement report, README, citation, checksums and the replication package, as files that
-are never changed (annotator/models/releases.py). Changing the study afterwards (more adjudication, a version
+public dataset, the agreement report, the findings, README, citation, checksums and the replication package, as
+files that are never changed (annotator/models/releases.py). Changing the study afterwards (more adjudication, a version
 move) touches no release: the owner publishes release n+1 with a change note; publishing an unchanged study
 again is refused. Unpublishing hides releases (their addresses answer 404) and is undone by showing them again.
 The study is in the "published" phase exactly while at least one of its releases is visible.
@@ -63,7 +63,7 @@ class PublishPreview:
     publishes_taxonomy_version: bool
     previous: int | None = None
     previous_taxonomy_version: str | None = None
-    changes: dict[str, int] = field(default_factory=dict)
+    changes: dict[str, int | bool] = field(default_factory=dict)
     refusal: DomainError | None = None
     content: ReleaseContent | None = None
 
@@ -120,14 +120,21 @@ def _preview(study: Study) -> PublishPreview:
     preview.content = content
     if last is not None:
         preview.changes = dataset_changes(before=list(release_dataset(release=last)), after=content.dataset)
+        preview.changes["findings_changed"] = _findings_changed(last, content)
         if content.fingerprint == last.content_sha256:
             shown = releases_with_visibility(study=study).get(pk=last.pk).shown
             hint = "" if shown else " It is hidden: publish it again from the study's releases instead."
             preview.refusal = ConflictError(
-                f"Nothing changed since release {last.number}: it already holds this taxonomy version, dataset "
-                f"and agreement report.{hint}"
+                f"Nothing changed since release {last.number}: it already holds this taxonomy version, dataset, "
+                f"agreement report and findings.{hint}"
             )
     return preview
+
+
+def _findings_changed(last: Release, content: ReleaseContent) -> bool:
+    """Whether the findings differ from the last release's (one published before releases held findings: yes)."""
+    frozen = ReleaseFile.objects.filter(release=last, name="findings.json").values_list("sha256", flat=True).first()
+    return frozen != hashlib.sha256(content.files["findings.json"]).hexdigest()
 
 
 def study_publish_preview(*, study: Study, actor, change_note: str | None = None) -> PublishPreview:

@@ -8,13 +8,17 @@ A release holds, frozen (see annotator/models/releases.py):
                                independent labels, raters as R1, R2, ...
     dataset.csv                the same dataset as one CSV, cells guarded against spreadsheet formulas
     agreement.json             the agreement report, raters pseudonymised
+    findings.json              the findings: every findings table and statistical test, as the live findings API
+                               answers them (final labels joined with the fix data of data/fixes.csv)
     replication-package.zip    the replication package, built at the moment of publication
     README.md                  what the release is, its change note, how to cite it, its files with checksums
     CITATION.cff               the suggested citation in the Citation File Format
     SHA256SUMS                 every other file's SHA-256, in the format ``sha256sum -c`` checks
 
 The content fingerprint covers the files whose content depends on the study's data only (not on the moment of
-publication): publishing again when it is unchanged is refused.
+publication), and the replication package's fix data (data/fixes.csv): publishing again when it is unchanged is
+refused. The findings and the fix data count: fix details imported again or component rules edited change what a
+release says about fix size and time, so they allow a new release.
 """
 
 import hashlib
@@ -51,12 +55,25 @@ FILE_TYPES = {
     "dataset.jsonl": "application/x-ndjson",
     "dataset.csv": "text/csv; charset=utf-8",
     "agreement.json": JSON,
+    "findings.json": JSON,
     "replication-package.zip": "application/zip",
     "README.md": "text/markdown; charset=utf-8",
     "CITATION.cff": "text/plain; charset=utf-8",
     "SHA256SUMS": "text/plain; charset=utf-8",
 }
-DATA_FILES = ("study.json", "taxonomy.json", "dataset.jsonl", "agreement.json")
+DATA_FILES = ("study.json", "taxonomy.json", "dataset.jsonl", "agreement.json", "findings.json")
+FIX_DATA = "replication-package.zip:data/fixes.csv"  # fingerprinted, from inside the package (built later)
+# What each file is, for the README's file list.
+FILE_DESCRIPTIONS = {
+    "study.json": "the study, its taxonomy version and the count of each category",
+    "taxonomy.json": "the taxonomy version (the template schema)",
+    "dataset.jsonl": "one row per resolved issue: final labels, each rater's revised and independent labels",
+    "dataset.csv": "the same dataset as CSV",
+    "agreement.json": "the agreement report",
+    "findings.json": "the findings: fix size and time per category and framework, components, flows, the tests",
+    "replication-package.zip": "everything needed to recompute the figures, with the fix data (data/fixes.csv)",
+    "CITATION.cff": "the suggested citation",
+}
 # Keys of the agreement report that say when it was computed, not what it says.
 VOLATILE_AGREEMENT_KEYS = ("computed_at", "labels_version")
 
@@ -77,6 +94,34 @@ class ReleaseContent:
 
 def _json_bytes(value: Any) -> bytes:
     return (dumps(value, indent=2) + "\n").encode("utf-8")
+
+
+def study_findings_document(*, study: Study) -> dict[str, Any]:
+    """The study's findings as a release holds them: the tables of ``GET /api/v1/studies/{id}/findings/`` and every
+    test of ``.../findings/tests/``, unpaged, with the study named by slug. Keys in a fixed order; a study without
+    fix data has ``issues_with_fix`` 0 and the label tables only, as the live API answers."""
+    # Imported here: the findings bring numpy, scipy and statsmodels, which only publishing needs.
+    from annotator.services.findings import findings_as_json, stat_as_json, study_findings
+
+    findings = study_findings(study=study)
+    live = findings_as_json(findings, study.pk)
+    return {
+        "study": {"slug": study.slug, "name": study.name},
+        "issues": live["issues"],
+        "issues_with_fix": live["issues_with_fix"],
+        "tables": live["tables"],
+        "tests": [stat_as_json(item) for item in findings.tests],
+    }
+
+
+def _fix_data(study: Study) -> bytes:
+    """The replication package's fix data (data/fixes.csv), which the content fingerprint covers too: a change the
+    findings do not show (a new participant in a fix's discussion) still changes what the release carries."""
+    from .exports.context import export_context
+    from .exports.fix_data import fix_data_header, fix_data_rows
+
+    context = export_context(study=study, pseudonymous=True)
+    return "".join(csv_rows(fix_data_header(context), fix_data_rows(context))).encode("utf-8")
 
 
 def study_summary(*, study: Study) -> dict[str, Any]:
@@ -174,11 +219,13 @@ def release_content(*, study: Study) -> ReleaseContent:
         "dataset.jsonl": "".join(dumps(row) + "\n" for row in rows).encode("utf-8"),
         "dataset.csv": "".join(dataset_csv(keys=context.dimension_keys, rows=rows)).encode("utf-8"),
         "agreement.json": _json_bytes(agreement),
+        "findings.json": _json_bytes(study_findings_document(study=study)),
     }
     digest = hashlib.sha256()
     stable = {k: v for k, v in agreement.items() if k not in VOLATILE_AGREEMENT_KEYS}
-    for name in DATA_FILES:
-        data = _json_bytes(stable) if name == "agreement.json" else files[name]
+    fingerprinted = [(name, _json_bytes(stable) if name == "agreement.json" else files[name]) for name in DATA_FILES]
+    fingerprinted.append((FIX_DATA, _fix_data(study)))
+    for name, data in fingerprinted:
         digest.update(f"{name}\0{len(data)}\0".encode())
         digest.update(data)
     return ReleaseContent(summary=summary, dataset=rows, files=files, fingerprint=digest.hexdigest())
@@ -249,6 +296,20 @@ def _overlap_sentence(study: Study) -> str:
     )
 
 
+def _findings_sentence(files: dict[str, bytes]) -> str:
+    findings = json.loads(files["findings.json"])
+    what = (
+        "`findings.json` holds the findings as the app showed them at publication: every table and statistical "
+        "test (n, the test used, statistic, df, p, corrected p, effect size)"
+    )
+    if not findings["issues_with_fix"]:
+        return f"{what}. No issue had fix data, so only the tables of final labels have rows."
+    return (
+        f"{what}, over {findings['issues']} issues, {findings['issues_with_fix']} with fix data; "
+        "`data/fixes.csv` in the replication package holds the fix data they are computed from."
+    )
+
+
 def release_readme(
     *, study: Study, citation: Citation, change_note: str, files: dict[str, bytes], summary: dict[str, Any]
 ) -> str:
@@ -273,11 +334,13 @@ def release_readme(
     lines += ["## How to cite", "", citation.text, ""]
     if taxonomy["citation"]:
         lines += [f"The taxonomy: {taxonomy['citation']}", ""]
-    lines += ["## Files", "", "| file | bytes | SHA-256 |", "| --- | --- | --- |"]
+    lines += ["## Files", "", "| file | what | bytes | SHA-256 |", "| --- | --- | --- | --- |"]
     lines += [
-        f"| {name} | {len(data)} | `{hashlib.sha256(data).hexdigest()}` |" for name, data in sorted(files.items())
+        f"| {name} | {FILE_DESCRIPTIONS.get(name, '')} | {len(data)} | `{hashlib.sha256(data).hexdigest()}` |"
+        for name, data in sorted(files.items())
     ]
     lines += ["", "`SHA256SUMS` lists every file but itself; check them with `sha256sum -c SHA256SUMS`.", ""]
+    lines += [_findings_sentence(files), ""]
     return "\n".join(lines)
 
 

@@ -28,6 +28,14 @@ class ComponentRuleForm(forms.Form):
     )
     component = forms.CharField(max_length=200, widget=forms.TextInput(attrs={"placeholder": "ZeRO-3"}))
 
+    def mark_invalid(self) -> None:
+        """Each field with an error says so to assistive technology and is outlined: aria-invalid, and the error
+        as its description (the template gives the error the id ``<field id>-error``)."""
+        for name in self.errors:
+            if name in self.fields:
+                attrs = self.fields[name].widget.attrs
+                attrs.update({"aria-invalid": "true", "aria-describedby": f"{self[name].auto_id}-error"})
+
 
 def _require_editor(request: HttpRequest) -> None:
     if not can_edit_components(request.user):
@@ -56,6 +64,7 @@ def repository_components(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             messages.success(request, f"{rule.pattern} → {rule.component} added.")
             return redirect("annotator:repository_components", pk=repository.pk)
+    form.mark_invalid()
     context = {
         "repository": repository,
         "rules": component_rules_of(repository=repository),

@@ -6,7 +6,15 @@ from types import SimpleNamespace
 from annotator.models import Assignment, Resolution
 from annotator.services.annotations import AnnotationInput, annotation_submit
 from annotator.services.resolutions import resolution_record
-from tests.annotator.factories_issues import CommentFactory, IssueFactory, RepositoryFactory
+from tests.annotator.factories_issues import (
+    CommentFactory,
+    ComponentRuleFactory,
+    FixDetailFactory,
+    FixFileFactory,
+    IssueFactory,
+    IssueLinkFactory,
+    RepositoryFactory,
+)
 from tests.annotator.studies.factories import draw, make_study, make_taxonomy
 
 # The title of the first issue of a labelled world: a spreadsheet formula, which exports must neutralise.
@@ -110,24 +118,24 @@ def fixed_world(users):
     """The labelled world whose issues got merged fixes with fix details: issue i (position i + 1) a pull request
     of 3 * (i + 1) added and 1 deleted lines in one file (under a "ZeRO" component folder for even i); the last
     issue has no linked fix."""
-    from tests.annotator.factories_issues import (
-        ComponentRuleFactory,
-        FixDetailFactory,
-        FixFileFactory,
-        IssueLinkFactory,
-    )
-
     world = labelled_world(users)
-    study_issues = list(world.study.study_issues.select_related("issue__repository").order_by("position"))
+    world.study_issues = add_fixes(world.study, skip_last=True)
+    return world
+
+
+def add_fixes(study, *, skip_last: bool = False) -> list:
+    """A "ZeRO" component rule and, for issue i (position i + 1), a merged pull request of 3 * (i + 1) added and
+    1 deleted lines in one file (under the component's folder for even i); with `skip_last` the last issue gets
+    none. Returns the study's issues in position order."""
+    study_issues = list(study.study_issues.select_related("issue__repository").order_by("position"))
     repository = study_issues[0].issue.repository
     ComponentRuleFactory(repository=repository, pattern="deepspeed/runtime/zero/**", component="ZeRO", position=0)
-    for i, study_issue in enumerate(study_issues[:-1]):
+    for i, study_issue in enumerate(study_issues[:-1] if skip_last else study_issues):
         link = IssueLinkFactory(issue=study_issue.issue)
         detail = FixDetailFactory(link=link, additions=3 * (i + 1), deletions=1, changed_files=1)
         folder = "deepspeed/runtime/zero" if i % 2 == 0 else "docs"
         FixFileFactory(detail=detail, path=f"{folder}/file_{i}.py")
-    world.study_issues = study_issues
-    return world
+    return study_issues
 
 
 def label_all(world, users, *, proposals: bool = False) -> None:

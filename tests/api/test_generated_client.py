@@ -189,6 +189,7 @@ def test_a_generated_client_calls_every_operation_and_parses_each_answer(
             "PaginatedPublicDatasetRowOutputList",
         ),
         "public_release_agreement": (anonymous, {"slug": data.slug, "number": 1}, "PublicReleaseAgreementResponse200"),
+        "public_release_findings": (anonymous, {"slug": data.slug, "number": 1}, "PublicFindingsOutput"),
         "study_export_download": (
             as_owner,
             {
@@ -213,6 +214,7 @@ def test_a_generated_client_calls_every_operation_and_parses_each_answer(
         "public_study_retrieve": (anonymous, {"slug": data.slug}, "PublicStudyOutput"),
         "public_study_dataset": (anonymous, {"slug": data.slug, "limit": 2}, "PaginatedPublicDatasetRowOutputList"),
         "public_study_agreement": (anonymous, {"slug": data.slug}, "PublicStudyAgreementResponse200"),
+        "public_study_findings": (anonymous, {"slug": data.slug}, "PublicFindingsOutput"),
         "taxonomy_list": (anonymous, {}, "PaginatedTaxonomyListOutputList"),
         "taxonomy_detail": (anonymous, {"slug": taxonomy.taxonomy.slug}, "TaxonomyDetailOutput"),
         "taxonomy_version_detail": (
@@ -272,3 +274,6 @@ def test_a_generated_client_calls_every_operation_and_parses_each_answer(
     assert [r.number for r in answers["study_release_list"].results] == [1, 2]
     assert answers["study_unpublish"].visible_after == [1] and answers["study_republish"].visible_after == [1, 2]
     assert [r.number for r in answers["public_release_list"].results] == [1, 2]
+    assert answers["public_release_findings"].release.number == 1
+    assert answers["public_study_findings"].release.number == 2
+    assert answers["public_study_findings"].issues == answers["study_findings"].issues

@@ -130,6 +130,7 @@ def _more_pages(world) -> dict[str, list[tuple[str, str, int]]]:
             ("taxonomy version", reverse("taxonomy:version_detail", args=[version.taxonomy.slug, version.number]), 200),
             ("GitHub import", reverse("annotator:github_import"), 200),
             ("spreadsheet import", reverse("annotator:sheets_upload"), 200),
+            ("components", reverse("annotator:repository_components", args=[world.repo.pk]), 200),
         ],
         "anonymous": [("public study page", reverse("annotator:public_study_page", args=[world.study.slug]), 200)],
     }

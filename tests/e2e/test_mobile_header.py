@@ -10,7 +10,13 @@ from tests.e2e.accessibility import axe_violations, violations_report
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 PHONE = {"width": 390, "height": 844}
-NAVIGATION = {"Studies": "/studies/", "Issues": "/issues/", "Taxonomies": "/taxonomies/", "Imports": "/imports/"}
+NAVIGATION = {
+    "Studies": "/studies/",
+    "Issues": "/issues/",
+    "Taxonomies": "/taxonomies/",
+    "Imports": "/imports/",
+    "Components": "/imports/components/",
+}
 
 
 def _within_screen(locator) -> None:
@@ -20,7 +26,7 @@ def _within_screen(locator) -> None:
 
 
 def test_the_header_works_at_390_px(live_server, new_context, login):
-    make_owner("owner")  # an owner sees every link, Imports included
+    make_owner("owner")  # an owner sees every link, Imports and Components included
     context = new_context()
     page = login(context, "owner")
     page.set_viewport_size(PHONE)

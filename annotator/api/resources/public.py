@@ -2,7 +2,8 @@
 
 Everything here is read from a release's frozen files, never from the study's live data:
 ``/public/studies/<slug>/releases/<n>/...`` is release n forever, and the unversioned addresses
-(``/public/studies/<slug>/``, ``.../dataset/``, ``.../agreement/``) show the latest visible release and say which.
+(``/public/studies/<slug>/``, ``.../dataset/``, ``.../agreement/``, ``.../findings/``) show the latest visible
+release and say which.
 An unpublished (or unknown) slug, a hidden release and an unknown number answer 404 — never 403 — so a private
 study's existence is not revealed. Anonymous clients are throttled by the "anon" rate.
 """
@@ -19,6 +20,7 @@ from rest_framework.response import Response
 from annotator.api.pagination import BoundedLimitOffsetPagination
 from annotator.api.resources.public_serializers import (
     PublicDatasetRowOutputSerializer,
+    PublicFindingsOutputSerializer,
     PublicReleaseOutputSerializer,
     PublicStudyOutputSerializer,
     PublicStudySummaryOutputSerializer,
@@ -71,6 +73,7 @@ def _links(request: Request, release: Release, *, versioned: bool) -> dict[str, 
             "dataset": absolute("api:public_release_dataset", number),
             "dataset_csv": absolute("api:public_release_dataset", number, suffix="?format=csv"),
             "agreement": absolute("api:public_release_agreement", number),
+            "findings": absolute("api:public_release_findings", number),
             "releases": absolute("api:public_release_list"),
         }
     return {
@@ -79,6 +82,7 @@ def _links(request: Request, release: Release, *, versioned: bool) -> dict[str, 
         "dataset": absolute("api:public_study_dataset"),
         "dataset_csv": absolute("api:public_study_dataset", suffix="?format=csv"),
         "agreement": absolute("api:public_study_agreement"),
+        "findings": absolute("api:public_study_findings"),
         "releases": absolute("api:public_release_list"),
         "release": absolute("api:public_release", number),
     }
@@ -285,3 +289,45 @@ class PublicReleaseAgreementApi(generics.GenericAPIView):
     )
     def get(self, request: Request, slug: str, number: int) -> Response:
         return _agreement(request, public_release_get(slug=slug, number=number))
+
+
+FINDINGS_DESCRIPTION = (
+    "The findings as frozen in the release's `findings.json`: every table of `GET /api/v1/studies/{id}/findings/` "
+    "(fix size and time to fix per category and framework, components, distributed-specific shares, flows) and "
+    "every test of `.../findings/tests/`, unpaged, as they were at publication. A release published before releases "
+    "held findings answers 404."
+)
+FINDINGS_RESPONSES = {200: PublicFindingsOutputSerializer, 404: NOT_FOUND}
+
+
+def _findings(request: Request, release: Release) -> Response:
+    return Response(release_json(release=release, name="findings.json") | {"release": release_info(request, release)})
+
+
+class PublicStudyFindingsApi(generics.GenericAPIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="public_study_findings",
+        summary="The findings of a study's latest release: tables and statistical tests",
+        description=FINDINGS_DESCRIPTION,
+        responses=FINDINGS_RESPONSES,
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        return _findings(request, public_release_get(slug=slug))
+
+
+class PublicReleaseFindingsApi(generics.GenericAPIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="public_release_findings",
+        summary="The findings of release n: tables and statistical tests, as published",
+        description=FINDINGS_DESCRIPTION,
+        parameters=[NUMBER],
+        responses=FINDINGS_RESPONSES,
+    )
+    def get(self, request: Request, slug: str, number: int) -> Response:
+        return _findings(request, public_release_get(slug=slug, number=number))

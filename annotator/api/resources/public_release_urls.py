@@ -14,5 +14,6 @@ urlpatterns = [
     path(
         f"{PREFIX}<id:number>/agreement/", public.PublicReleaseAgreementApi.as_view(), name="public_release_agreement"
     ),
+    path(f"{PREFIX}<id:number>/findings/", public.PublicReleaseFindingsApi.as_view(), name="public_release_findings"),
     path(f"{PREFIX}<id:number>/files/<str:name>", release_file, name="public_release_file_api"),
 ]

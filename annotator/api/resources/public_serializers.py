@@ -2,6 +2,8 @@
 
 from rest_framework import serializers
 
+from annotator.api.exports import FindingsTestOutputSerializer, ReportTableOutputSerializer
+
 
 class PublicCategoryOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
@@ -42,6 +44,7 @@ class PublicLinksOutputSerializer(serializers.Serializer):
     dataset = serializers.URLField()
     dataset_csv = serializers.URLField()
     agreement = serializers.URLField()
+    findings = serializers.URLField()
     releases = serializers.URLField(help_text="The study's visible releases.")
     release = serializers.URLField(
         required=False, help_text="The stable address of the release shown (on the unversioned addresses only)."
@@ -134,3 +137,21 @@ class PublicDatasetRowOutputSerializer(serializers.Serializer):
     disagreement_reason = serializers.CharField()
     note = serializers.CharField(help_text="The adjudicator's note, with people's names replaced by pseudonyms.")
     raters = PublicRaterLabelsOutputSerializer(many=True)
+
+
+class PublicFindingsStudyOutputSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+
+
+class PublicFindingsOutputSerializer(serializers.Serializer):
+    """A release's findings.json (with the release it is from): what the live findings API answered at publication."""
+
+    study = PublicFindingsStudyOutputSerializer()
+    issues = serializers.IntegerField(help_text="Issues with a final label (resolved, not excluded).")
+    issues_with_fix = serializers.IntegerField(
+        help_text="Of those, the issues whose linked fix has fix data; 0 leaves only the tables of final labels."
+    )
+    tables = ReportTableOutputSerializer(many=True)
+    tests = FindingsTestOutputSerializer(many=True, help_text="Every statistical test, unpaged.")
+    release = PublicReleaseOutputSerializer(help_text="Which release this is.")

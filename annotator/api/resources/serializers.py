@@ -63,6 +63,12 @@ class IssueFixOutputSerializer(serializers.Serializer):
     deletions = serializers.IntegerField(allow_null=True)
     lines_changed = serializers.IntegerField(allow_null=True)
     files = serializers.IntegerField(allow_null=True)
+    files_complete = serializers.BooleanField(
+        allow_null=True,
+        help_text="False when GitHub listed only part of a fixing change's files (at most 3,000 a change): `files` "
+        "is then GitHub's total for a pull request and at least the listed count for a commit; components are "
+        "those of the listed files.",
+    )
     components = serializers.ListField(child=serializers.CharField(), help_text="Components touched, by name.")
     unmapped_files = serializers.IntegerField(allow_null=True, help_text="Changed files in no component.")
     hours_to_fix = serializers.FloatField(allow_null=True, help_text="From the issue's opening to the fix landing.")

@@ -26,5 +26,6 @@ urlpatterns = [
     path(
         "public/studies/<slug:slug>/agreement/", public.PublicStudyAgreementApi.as_view(), name="public_study_agreement"
     ),
+    path("public/studies/<slug:slug>/findings/", public.PublicStudyFindingsApi.as_view(), name="public_study_findings"),
     *public_release_urls.urlpatterns,
 ]

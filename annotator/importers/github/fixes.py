@@ -202,7 +202,12 @@ def fix_from_pull_json(data: Any, files: Iterable[Any]) -> FixRecord:
 
 
 def fix_from_commit_json(data: Any, files: Iterable[Any]) -> FixRecord:
-    """`GET /repos/{o}/{r}/commits/{sha}`: its stats, and the files of all its pages."""
+    """`GET /repos/{o}/{r}/commits/{sha}`: its stats, and the files of all its pages.
+
+    The lines come from the commit's stats, which count every file; GitHub lists at most 3,000 of a commit's files
+    and says nowhere how many it changed, so ``changed_files`` is the listed count, a lower bound when the listing
+    was cut (the fetch records that as ``files_complete`` false).
+    """
     data = _mapping(data, "The commit")
     stats = _mapping(data.get("stats") or {}, "stats")
     commit = _mapping(data.get("commit") or {}, "commit")

@@ -4,7 +4,7 @@ dimension and its fix measures, so every findings figure can be recomputed in pa
 Columns: issue_url, framework, number, then ``<dimension>`` (category codes, "; " between several) and
 ``<dimension>_name`` per dimension, then the measures (empty where unknown): has_fix, fixes, additions,
 deletions, lines_changed, files, components ("; " between several), unmapped_files, hours_to_fix,
-hours_to_close, comments, participants. Rows are read in chunks of issues: memory stays bounded.
+hours_to_close, comments, participants, files_complete. Rows are read in chunks of issues: memory stays bounded.
 """
 
 from collections.abc import Iterator
@@ -28,6 +28,7 @@ MEASURE_COLUMNS = (
     "hours_to_close",
     "comments",
     "participants",
+    "files_complete",
 )
 README_LINES = (
     "`data/fixes.csv` is the fix data, tidy: one row per issue with a final label (resolved, not excluded). "
@@ -35,7 +36,9 @@ README_LINES = (
     "(`<dimension>_name`), several joined by `; `; then the fix measures: `has_fix` (a fixing change is linked), "
     "`fixes` (fixing changes with fix details), `additions`, `deletions`, `lines_changed` (additions + deletions), "
     "`files`, `components` (`; `-joined), `unmapped_files` (files no component rule covers), `hours_to_fix` "
-    "(issue opened to the last fix merged), `hours_to_close`, `comments`, `participants`. An empty cell is "
+    "(issue opened to the last fix merged), `hours_to_close`, `comments`, `participants`, `files_complete` (false "
+    "when GitHub listed only part of a fixing change's files, at most 3,000 a change: `files` is then GitHub's "
+    "total for a pull request and at least the listed count for a commit). An empty cell is "
     "unknown (no fix details). The findings tables of the report are computed from exactly these columns.",
 )
 

@@ -63,6 +63,35 @@ def test_a_bad_pattern_is_explained_on_the_page(client_as, editors, deepspeed):
     assert len(rules_of(deepspeed)) == 3
 
 
+def test_the_field_of_a_refused_pattern_is_marked_and_described_by_its_error(client_as, editors, deepspeed):
+    response = client_as("owner").post(page(deepspeed), {"pattern": "deepspeed/[zero", "component": "ZeRO"})
+
+    html = response.content.decode()
+    assert response.status_code == 400 and "never closed" in html
+    assert 'aria-invalid="true" aria-describedby="id_pattern-error"' in html
+    assert 'id="id_pattern-error"' in html
+    assert html.count('aria-invalid="true"') == 1, "the component's field was marked too"
+
+
+@pytest.mark.parametrize(
+    ("role", "shown"),
+    [("owner", True), ("rater_b", True), ("staff", True), ("rater_a", False), ("adjudicator", False)],
+)
+def test_the_navigation_links_the_components_page_for_those_who_edit_it(client_as, editors, role, shown):
+    html = client_as(role).get(reverse("annotator:study_list")).content.decode()
+    nav = html[html.index('<nav class="mainnav"') : html.index("</nav>")]
+
+    assert (f'href="{reverse("annotator:component_repositories")}"' in nav) is shown
+    assert ('href="/imports/"' in nav) is (role in ("owner", "staff")), "the Imports link changed with it"
+
+
+def test_on_the_components_page_the_components_link_is_the_current_one(client_as, editors, deepspeed):
+    html = client_as("owner").get(page(deepspeed)).content.decode()
+    nav = html[html.index('<nav class="mainnav"') : html.index("</nav>")]
+
+    assert 'aria-current="page">Components<' in nav and 'aria-current="page">Imports<' not in nav
+
+
 def test_unmapped_paths_are_listed_most_frequent_first(client_as, editors, deepspeed):
     issue = Issue.objects.create(repository=deepspeed, number=1, url="https://github.com/d/D/issues/1", title="Bug")
     paths_by_fix = [

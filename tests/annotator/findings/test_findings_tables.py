@@ -34,6 +34,7 @@ def Measures(
         deletions=0 if measured else None,
         lines_changed=lines_changed,
         files=files if measured else None,
+        files_complete=True if measured else None,
         components=tuple(components),
         unmapped_files=0 if measured else None,
         hours_to_fix=hours_to_fix,

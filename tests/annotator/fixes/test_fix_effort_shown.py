@@ -64,6 +64,19 @@ def test_the_issue_page_shows_the_fix_size_components_and_times(client_as, users
     assert "2 comments, 2 participants" in panel
 
 
+def test_the_issue_page_says_when_github_listed_only_part_of_the_files(client_as, users):
+    issue = fixed(IssueFactory())
+    detail = issue.links.get().fix_detail
+    detail.changed_files, detail.files_complete = 3200, False  # a pull request GitHub listed 3,000 files of
+    detail.save()
+    url = reverse("annotator:issue_detail", args=[issue.pk])
+
+    panel = effort_panel(client_as("rater_a").get(url).content.decode())
+
+    assert 'data-testid="fix-files">3200 ' in panel and 'data-testid="fix-files-truncated"' in panel
+    assert "at most 3,000 a change" in panel
+
+
 def test_an_issue_without_a_linked_fix_says_so(client_as, users):
     issue = IssueFactory()
 
@@ -111,6 +124,7 @@ def test_the_issue_api_carries_the_fix_effort(users):
         "deletions": 10,
         "lines_changed": 50,
         "files": 2,
+        "files_complete": True,
         "components": ["ZeRO-3"],
         "unmapped_files": 1,
         "hours_to_fix": 72.0,

@@ -3,6 +3,7 @@
 import pytest
 
 from annotator.models import FixDetail, FixFile, ImportJob, Issue, IssueLink
+from annotator.selectors.fixes import issue_fixes
 from annotator.services.github_sync import github_import_continue, github_import_start, jobs
 from tests.annotator.github.conftest import REPO, seed
 
@@ -125,6 +126,27 @@ def test_github_lists_at_most_3000_files_of_a_pull_request(github_settings, fake
     assert commit.files.count() == 700 and commit.files_complete
     assert len(fake_github.requests_to(f"/commits/{'a' * 40}")) == 3
     assert job.counts["fixes_files_incomplete"] == 1
+
+
+def test_a_change_beyond_github_s_3000_files_is_measured_whole_and_says_its_list_was_cut(
+    github_settings, fake_github, make_client
+):
+    seed(fake_github, closed=2)
+    fake_github.add_commit(REPO, "e" * 40, files=3200)  # its stats count all 3,200 files; 3,000 are listed
+    fake_github.add_fix(REPO, 1, pull_number=901, sha="e" * 40, merged=False, files=1)  # fixed by the commit
+    fake_github.add_fix(REPO, 2, pull_number=902, sha=None, files=3200)
+
+    job = run(make_client, fix_details=True)
+
+    assert job.status == ImportJob.Status.DONE, job.error
+    commit = FixDetail.objects.get(link__sha="e" * 40)
+    assert (commit.additions, commit.deletions) == (3 * 3200, 3200), "the lines were summed from the listed files"
+    assert commit.changed_files == commit.files.count() == 3000 and commit.files_complete is False
+    fixes = issue_fixes(Issue.objects.filter(number__in=[1, 2]).values_list("pk", flat=True))
+    by_commit, by_pull = (fixes[Issue.objects.get(number=n).pk] for n in (1, 2))
+    assert (by_commit.lines_changed, by_commit.files, by_commit.files_complete) == (4 * 3200, 3000, False)
+    assert (by_pull.lines_changed, by_pull.files, by_pull.files_complete) == (3 * 3200, 3200, False)
+    assert job.counts["fixes_files_incomplete"] == 2
 
 
 @pytest.mark.parametrize(

@@ -2,10 +2,19 @@
 
 import pytest
 
-from annotator.models import PhaseChange, Release, ReleaseFile, ReleaseVisibilityChange, Resolution, StudyIssue
+from annotator.models import (
+    FixDetail,
+    PhaseChange,
+    Release,
+    ReleaseFile,
+    ReleaseVisibilityChange,
+    Resolution,
+    StudyIssue,
+)
 from annotator.services.publication import study_publish
 from annotator.services.resolutions import resolution_record
 from tests.annotator.api_resources import conftest as resources
+from tests.annotator.worlds import add_fixes
 
 # The resource API's fixtures, shared: a world, everything labelled alike, published as release 1.
 _empty_cache = resources._empty_cache
@@ -49,3 +58,15 @@ def republished(published, users):
     revise_final_label(published, users)
     study_publish(study=published.study, actor=users["owner"], change_note="Issue 1's root cause revised.")
     return published
+
+
+@pytest.fixture
+def fixed(labelled):
+    """The labelled world whose five issues got merged fixes with fix details (tests.annotator.worlds.add_fixes)."""
+    labelled.study_issues = add_fixes(labelled.study)
+    return labelled
+
+
+def reimport_fix(study_issue, *, additions: int) -> None:
+    """What a re-import of fix details writes when GitHub's pull request changed: new totals for the same fix."""
+    FixDetail.objects.filter(link__issue=study_issue.issue).update(additions=additions)

@@ -20,7 +20,7 @@ def served(slug: str, number: int) -> dict[str, bytes]:
     client = Client()
     base = f"/api/v1/public/studies/{slug}/releases/{number}"
     names = [f["name"] for f in client.get(f"{base}/").json()["files"]]
-    urls = [f"{base}/", f"{base}/dataset/", f"{base}/dataset/?format=csv", f"{base}/agreement/"]
+    urls = [f"{base}/", f"{base}/dataset/", f"{base}/dataset/?format=csv", f"{base}/agreement/", f"{base}/findings/"]
     urls += [f"/p/{slug}/releases/{number}/files/{name}" for name in names]
     urls += [f"{base}/files/{name}" for name in names]
     out = {}

@@ -14,6 +14,8 @@ pytestmark = pytest.mark.django_db
 READS = ("/p/{slug}/releases/", "/p/{slug}/releases/1/", "/p/{slug}/releases/1/files/README.md",
          "/api/v1/public/studies/{slug}/releases/", "/api/v1/public/studies/{slug}/releases/1/",
          "/api/v1/public/studies/{slug}/releases/1/dataset/", "/api/v1/public/studies/{slug}/releases/1/agreement/",
+         "/api/v1/public/studies/{slug}/releases/1/findings/", "/api/v1/public/studies/{slug}/findings/",
+         "/p/{slug}/releases/1/files/findings.json", "/api/v1/public/studies/{slug}/releases/1/files/findings.json",
          "/api/v1/public/studies/{slug}/releases/1/files/SHA256SUMS")  # fmt: skip
 
 
@@ -28,7 +30,14 @@ def test_everyone_reads_a_visible_release_and_nobody_a_hidden_one(published, use
 
 
 @pytest.mark.parametrize(
-    "url", ["/p/{slug}/releases/2/", "/api/v1/public/studies/{slug}/releases/2/", "/p/{slug}/releases/1/files/x.txt"]
+    "url",
+    [
+        "/p/{slug}/releases/2/",
+        "/api/v1/public/studies/{slug}/releases/2/",
+        "/api/v1/public/studies/{slug}/releases/2/findings/",
+        "/p/{slug}/releases/1/files/x.txt",
+        "/api/v1/public/studies/nobody-published-this/findings/",
+    ],
 )
 def test_an_unknown_release_or_file_is_404(published, url):
     assert Client().get(url.format(slug=published.study.slug)).status_code == 404

@@ -20,7 +20,7 @@ from tests.annotator.releases.conftest import revise_final_label, state
 pytestmark = pytest.mark.django_db
 FILES = {
     "README.md", "CITATION.cff", "SHA256SUMS", "study.json", "taxonomy.json", "dataset.jsonl", "dataset.csv",
-    "agreement.json", "replication-package.zip",
+    "agreement.json", "findings.json", "replication-package.zip",
 }  # fmt: skip
 
 
@@ -105,7 +105,10 @@ def test_the_preview_counts_what_changed_and_writes_nothing(published, users):
     assert state(published.study) == before
     body = preview.as_dict()
     assert (body["release"], body["previous_release"], body["issues"], body["allowed"]) == (2, 1, 5, True)
-    assert body["changes"] == {"issues_added": 0, "issues_removed": 0, "final_labels_changed": 1, "rows_changed": 1}
+    assert body["changes"] == {
+        "issues_added": 0, "issues_removed": 0, "final_labels_changed": 1, "rows_changed": 1,
+        "findings_changed": True,  # the findings join the final labels: a revised label changes them
+    }  # fmt: skip
     assert body["change_note_required"] is True
 
 
@@ -129,7 +132,7 @@ def test_unpublishing_hides_every_release_and_leaves_the_published_phase(republi
     assert (preview.changed, preview.visible_after, preview.phase_after) == ([1, 2], [], "pilot")
     study_unpublish(study=republished.study, actor=users["owner"], reason="embargo")
     assert [r.shown for r in releases_with_visibility(study=republished.study)] == [False, False]
-    assert state(republished.study)[:3] == ("pilot", 2, 18), "nothing may be deleted"
+    assert state(republished.study)[:3] == ("pilot", 2, 20), "nothing may be deleted"
     with pytest.raises(ConflictError, match="already hidden"):
         study_unpublish(study=republished.study, actor=users["owner"])
 
