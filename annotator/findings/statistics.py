@@ -274,8 +274,15 @@ def pairwise_mann_whitney(
     groups: Mapping[str, Sequence[float]], *, method: str = HOLM, subject: str = ""
 ) -> list[StatResult]:
     """Every pair of non-empty groups (in the order given), each by scipy's ``mannwhitneyu`` as ``mann_whitney``
-    runs it, corrected together. Each group is cleaned once, not once per pair."""
-    samples = {name: values for name, values in ((name, _clean(values)) for name, values in groups.items()) if values}
+    runs it, corrected together. Each group is cleaned and converted once, not once per pair."""
+    import numpy as np
+
+    # Each group becomes an array once: scipy would otherwise convert the same list again for every pair.
+    samples = {
+        name: np.asarray(values, dtype=float)
+        for name, values in ((name, _clean(values)) for name, values in groups.items())
+        if values
+    }
     prefix = f"{subject}: " if subject else ""
     results = [
         _mann_whitney_of(samples[x], samples[y], subject=f"{prefix}{x} vs {y}") for x, y in combinations(samples, 2)

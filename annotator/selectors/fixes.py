@@ -106,6 +106,7 @@ def issue_fixes(issue_ids: Iterable[int]) -> dict[int, IssueFix]:
     for chunk in _chunks(ids):
         issues = list(
             Issue.objects.filter(pk__in=chunk)
+            .order_by()
             .annotate(
                 commenters=Count("comments__author", distinct=True, filter=~Q(comments__author="")),
                 author_commented=Exists(
@@ -119,26 +120,33 @@ def issue_fixes(issue_ids: Iterable[int]) -> dict[int, IssueFix]:
         missing = {issue["repository_id"] for issue in issues} - matchers.keys() - {None}
         matchers.update(component_matchers(missing))
         links: dict[int, list[dict]] = defaultdict(list)
-        for link in IssueLink.objects.filter(issue_id__in=chunk).values(
-            "pk",
-            "issue_id",
-            "kind",
-            "relation",
-            "merged",
-            detail_id=F("fix_detail__id"),
-            detail_merged=F("fix_detail__merged"),
-            detail_merged_at=F("fix_detail__merged_at"),
-            detail_committed_at=F("fix_detail__committed_at"),
-            detail_additions=F("fix_detail__additions"),
-            detail_deletions=F("fix_detail__deletions"),
-            detail_changed_files=F("fix_detail__changed_files"),
-            detail_files_complete=F("fix_detail__files_complete"),
+        # order_by(): the default orderings would join the issues (and the details) only to sort.
+        for link in (
+            IssueLink.objects.filter(issue_id__in=chunk)
+            .order_by()
+            .values(
+                "pk",
+                "issue_id",
+                "kind",
+                "relation",
+                "merged",
+                detail_id=F("fix_detail__id"),
+                detail_merged=F("fix_detail__merged"),
+                detail_merged_at=F("fix_detail__merged_at"),
+                detail_committed_at=F("fix_detail__committed_at"),
+                detail_additions=F("fix_detail__additions"),
+                detail_deletions=F("fix_detail__deletions"),
+                detail_changed_files=F("fix_detail__changed_files"),
+                detail_files_complete=F("fix_detail__files_complete"),
+            )
         ):
             links[link["issue_id"]].append(link)
         fixing = {issue_id: fixing_links(found) for issue_id, found in links.items()}
         detail_ids = [link["detail_id"] for found in fixing.values() for link in found if link["detail_id"]]
         paths: dict[int, list[str]] = defaultdict(list)
-        for detail_id, path in FixFile.objects.filter(detail_id__in=detail_ids).values_list("detail_id", "path"):
+        for detail_id, path in (
+            FixFile.objects.filter(detail_id__in=detail_ids).order_by().values_list("detail_id", "path")
+        ):
             paths[detail_id].append(path)
         for issue in issues:
             result[issue["pk"]] = _issue_fix(issue, fixing.get(issue["pk"], []), paths, matchers)
