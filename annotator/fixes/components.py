@@ -16,8 +16,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import re2
-
 MAX_PATTERN_LENGTH = 500
 MAX_COMPONENT_LENGTH = 200
 MAX_RULES = 300  # per repository: the compiled set stays within RULES_MEMORY
@@ -105,6 +103,8 @@ class ComponentMatcher:
         self.rules = [rule if isinstance(rule, Rule) else Rule(*rule) for rule in rules]
         self._set = None
         if self.rules:
+            import re2  # imported where used: a worker that never maps a fix's files does not load RE2
+
             options = re2.Options()
             options.dot_nl = True
             options.max_mem = RULES_MEMORY

@@ -32,8 +32,6 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from rapidfuzz.distance import OSA
-
 DEFAULT_MISSING: frozenset[str] = frozenset({"PENDING"})
 
 LabelMapping = dict[tuple[str | None, str], str | None]
@@ -106,6 +104,8 @@ class MergeSuggestion:
 
 def _edits(a: str, b: str, limit: int) -> int | None:
     # Optimal string alignment: a swapped pair of letters ("netowrk") is one edit, as a person sees it.
+    from rapidfuzz.distance import OSA  # imported where used: web workers that never clean labels skip it
+
     distance = OSA.distance(a, b, score_cutoff=limit)
     return distance if distance <= limit else None
 

@@ -10,8 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree.ElementTree import ParseError
 
-from rapidfuzz.distance import OSA
-
 from ..archives import ArchiveLimits, ArchiveTooLarge, archive_check
 from ..label_cleaning import allowed_distance
 
@@ -85,6 +83,8 @@ def find_column(sheet: Sheet, wanted: str) -> str | None:
     for key in keys:
         if _without_final(key) == target:
             return key
+    from rapidfuzz.distance import OSA  # imported where used: web workers that never import sheets skip it
+
     scored = []
     for key in keys:
         candidate = _without_final(key)
