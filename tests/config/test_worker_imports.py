@@ -1,6 +1,7 @@
 """A web worker holds only what serving the rater needs: the numerical libraries (numpy and what is built on it)
 and openpyxl are imported when the agreement report, an export, a version move or a spreadsheet import runs,
-not when the app loads, nor while it serves a rater's requests."""
+RapidFuzz when labels are cleaned and RE2 when a fix's files are mapped to components, not when the app loads,
+nor while it serves a rater's requests."""
 
 import json
 import os
@@ -12,7 +13,7 @@ import pytest
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ["numpy", "scipy", "statsmodels", "krippendorff", "pandas", "openpyxl"]
+HEAVY = ["numpy", "scipy", "statsmodels", "krippendorff", "pandas", "openpyxl", "rapidfuzz", "re2"]
 LOADING = f"""
 import json, sys
 import config.wsgi  # the app as gunicorn loads it: settings, apps, admin, the URLconf with every view
