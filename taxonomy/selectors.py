@@ -54,6 +54,25 @@ def version_get(*, slug: str, number: int) -> TaxonomyVersion:
     return found
 
 
+def version_by_id(*, pk: int) -> TaxonomyVersion:
+    """A taxonomy version by its id, or NotFoundError."""
+    found = TaxonomyVersion.objects.filter(pk=pk).first()
+    if found is None:
+        raise NotFoundError("No taxonomy version has this id.")
+    return found
+
+
+def version_dimensions_by_key(*, version: TaxonomyVersion, keys: list[str]) -> list[Dimension]:
+    """The version's dimensions of these keys, in the order named (repeats once); NotFoundError names the first key
+    the version does not have, so another version's dimension cannot be named at all."""
+    keys = list(dict.fromkeys(key.strip() for key in keys))
+    found = {d.key: d for d in Dimension.objects.filter(version=version, key__in=keys)}
+    missing = [key for key in keys if key not in found]
+    if missing:
+        raise NotFoundError(f"The taxonomy version has no dimension '{missing[0][:50]}'.")
+    return [found[key] for key in keys]
+
+
 def category_tree(*, version: TaxonomyVersion) -> list[DimensionTree]:
     """The version's dimensions in order, each with its category tree: two queries, the tree built here."""
     dimensions = list(version.dimensions.order_by("order", "key"))

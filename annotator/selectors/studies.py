@@ -5,12 +5,14 @@ from datetime import datetime, timedelta
 from threading import Lock
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import TruncDate
 from django.http import Http404
 from django.utils import timezone
 
 from annotator.models import Annotation, Assignment, RaterProgress, Study, StudyIssue, StudyMember, StudyRound
+from core.errors import NotFoundError
 from taxonomy.models import Dimension
 
 SUBMITTED = Assignment.Status.SUBMITTED
@@ -225,3 +227,14 @@ def study_issue_page(*, study: Study, after: int | None = None, size: int | None
         "next_after": rows[size - 1].position if len(rows) > size else None,
         "after": after,
     }
+
+
+def active_users_by_username(*, usernames: list[str]) -> list:
+    """The active accounts of these usernames, in the order named (repeats once); NotFoundError names the first
+    username no active account has."""
+    wanted = list(dict.fromkeys(name.strip() for name in usernames))
+    found = {u.username.lower(): u for u in get_user_model().objects.filter(is_active=True, username__in=wanted)}
+    missing = [name for name in wanted if name.lower() not in found]
+    if missing:
+        raise NotFoundError(f"No active account has the username '{missing[0][:150]}'.")
+    return [found[name.lower()] for name in wanted]

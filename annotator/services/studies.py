@@ -8,7 +8,7 @@ from django.utils.text import slugify
 
 from annotator.models import PhaseChange, Study, StudyMember
 from annotator.services.frames import FrameSpec, frame_append
-from core.errors import DomainError, PermissionDeniedError
+from core.errors import ConflictError, DomainError, PermissionDeniedError
 from core.permissions import can_manage_imports
 from taxonomy.models import Dimension, TaxonomyVersion
 
@@ -65,7 +65,7 @@ def study_create(
     if not name:
         raise DomainError("Give the study a name.", field="name")
     if Study.objects.filter(name__iexact=name).exists():
-        raise DomainError(f"A study named '{name}' exists already; choose another name.", field="name")
+        raise ConflictError(f"A study named '{name}' exists already; choose another name.", field="name")
     dimensions = list(dimensions) or list(Dimension.objects.filter(version=taxonomy_version))
     if not dimensions:
         raise DomainError("This taxonomy version has no dimensions to label.", field="dimensions")

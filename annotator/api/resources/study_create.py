@@ -1,6 +1,5 @@
 """Creating a study through the API, with its sample frame (the same service as the study form)."""
 
-from django.contrib.auth import get_user_model
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -9,11 +8,12 @@ from rest_framework.response import Response
 from annotator.api.resources.serializers import StudyOutputSerializer
 from annotator.models import Issue, Study, StudyFrame
 from annotator.selectors.issues import IssueFilters
+from annotator.selectors.studies import active_users_by_username
 from annotator.services.frames import MAX_EXPLICIT_ISSUES, FrameSpec
 from annotator.services.studies import study_create
-from core.errors import ConflictError, NotFoundError, PermissionDeniedError
+from core.errors import PermissionDeniedError
 from core.permissions import can_manage_imports
-from taxonomy.models import Dimension, TaxonomyVersion
+from taxonomy.selectors import version_by_id, version_dimensions_by_key
 
 MAX_MEMBERS = 100
 ID = {"min_value": 1, "max_value": 2**63 - 1}
@@ -102,15 +102,6 @@ class StudyCreatedOutputSerializer(StudyOutputSerializer):
         return StudyFrameOutputSerializer(self._frame(study)).data
 
 
-def _users(usernames: list[str]) -> list:
-    wanted = list(dict.fromkeys(name.strip() for name in usernames))
-    found = {u.username.lower(): u for u in get_user_model().objects.filter(is_active=True, username__in=wanted)}
-    missing = [name for name in wanted if name.lower() not in found]
-    if missing:
-        raise NotFoundError(f"No active account has the username '{missing[0][:150]}'.")
-    return [found[name.lower()] for name in wanted]
-
-
 def _frame(data: dict | None) -> FrameSpec | None:
     if not data:
         return None
@@ -135,40 +126,22 @@ def _frame(data: dict | None) -> FrameSpec | None:
     )
 
 
-def _version(pk: int) -> TaxonomyVersion:
-    version = TaxonomyVersion.objects.filter(pk=pk).first()
-    if version is None:
-        raise NotFoundError("No taxonomy version has this id.")
-    return version
-
-
-def _dimensions(version: TaxonomyVersion, keys: list[str]) -> list[Dimension]:
-    """The chosen version's dimensions of these keys: another version's dimension cannot be named at all."""
-    keys = list(dict.fromkeys(key.strip() for key in keys))
-    found = {d.key: d for d in Dimension.objects.filter(version=version, key__in=keys)}
-    missing = [key for key in keys if key not in found]
-    if missing:
-        raise NotFoundError(f"The taxonomy version has no dimension '{missing[0][:50]}'.")
-    return [found[key] for key in keys]
-
-
 def study_create_from_api(*, request: Request) -> Study:
     data = StudyCreateInputSerializer(data=request.data)
     data.is_valid(raise_exception=True)
     values = dict(data.validated_data)
     if not can_manage_imports(request.user):
         raise PermissionDeniedError("Only study owners and staff can create studies.")
-    name = values.pop("name").strip()
-    if Study.objects.filter(name__iexact=name).exists():
-        raise ConflictError(f"A study named '{name}' exists already; choose another name.")
-    version = _version(values.pop("taxonomy_version"))
+    # A taken name is the service's 409 (ConflictError), checked with the rest of the study's set-up.
+    name = values.pop("name")
+    version = version_by_id(pk=values.pop("taxonomy_version"))
     options = {key: values[key] for key in values if key not in {"dimensions", "raters", "adjudicators", "frame"}}
     return study_create(
         name=name,
         taxonomy_version=version,
-        dimensions=_dimensions(version, values.get("dimensions") or []),
-        raters=_users(values["raters"]),
-        adjudicators=_users(values.get("adjudicators") or []),
+        dimensions=version_dimensions_by_key(version=version, keys=values.get("dimensions") or []),
+        raters=active_users_by_username(usernames=values["raters"]),
+        adjudicators=active_users_by_username(usernames=values.get("adjudicators") or []),
         created_by=request.user,
         frame=_frame(values.get("frame")),
         **options,
