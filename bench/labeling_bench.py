@@ -84,11 +84,34 @@ What the rater's requests cost, and how they are written (2026-12-01):
   are imported where the report, exports, version moves and spreadsheet imports run, not when a worker loads
   the app nor while it serves raters (Django loads every template tag library with a page's first template,
   so the agreement tags import the report only in the filter that needs it; the sheets reader imports
-  openpyxl, which loads numpy, when it opens a workbook). tests/config/test_worker_imports.py holds a worker
-  to that after next, drafts, submits, the labelling and queue pages.
+  openpyxl, which loads numpy, when it opens a workbook; RapidFuzz loads where labels are cleaned, RE2 where a
+  fix's files are mapped to components). tests/config/test_worker_imports.py holds a worker to that after
+  next, drafts, submits, the labelling and queue pages.
 
 Run to run, the medians move by 10 to 20% on this shared machine (more when other jobs load it: see the load
-averages with each run).
+averages with each run). Two runs 30 seconds apart on 2026-12-02, the same code and database: next 11.5 and
+9.2 ms, save 13.3 and 10.7, submit 18.0 and 15.0, queue page 14.1 and 11.8, with the bare endpoints at 3.9/4.4
+and 2.8/3.2 ms. Submit, the farthest from its target, misses it by less than 2x, where the plain ORM stays.
+
+The driver, measured 2026-12-02 with three runs back to back on the same kept database (load average about 1
+in each, from other jobs on the machine), the app unchanged but for the driver: psycopg2-binary 2.9.13 (what the
+product pins), psycopg 3.3.9 with Django's default client-side binding, and psycopg 3.3.9 with
+`server_side_binding` and `prepare_threshold` 0 (every statement prepared on its connection at its first use).
+Server median, ms:
+
+| request | psycopg2 | psycopg 3, client-side binding | psycopg 3, server-side binding, prepared |
+| --- | ---: | ---: | ---: |
+| GET next assignment (API) | 12.2 | 18.2 | 31.5 |
+| PUT save draft (API) | 14.6 | 21.3 | 17.2 |
+| POST submit (API) | 20.5 | 29.1 | 23.0 |
+| GET my queue page (HTML) | 14.8 | 21.7 | 37.7 |
+| floor: GET bare API endpoint (SELECT 1) | 3.9 | 5.6 | 5.4 |
+| floor: PUT bare API endpoint | 4.5 | 6.4 | 6.3 |
+
+psycopg 3 is slower on every request here, already on the bare endpoints; prepared statements help the writes
+against psycopg 3's own client-side binding but not against psycopg2, and make the queue reads about twice as
+slow (after five runs PostgreSQL may keep a prepared statement's generic plan, made without the parameter
+values; not analysed further). They would also rule out a transaction-mode pooler. psycopg2-binary stays.
 
 Where the remaining time goes: the floor rows are endpoints doing one statement behind the same middleware,
 session authentication (the session from Redis, the user from the database) and DRF handling; the rest is
