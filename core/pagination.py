@@ -9,6 +9,8 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 
+from core.numbers import ascii_int
+
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 MAX_OFFSET = 2**63 - 1  # the largest offset a database accepts
@@ -19,9 +21,10 @@ def whole_number(request: Request, name: str, *, low: int, high: int, default: i
     text = request.query_params.get(name)
     if text is None:
         return default
-    if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
+    number = ascii_int(text, max_digits=len(str(high)))
+    if number is None or not low <= number <= high:
         raise ValidationError({name: [f"A whole number from {low} to {high}."]})
-    return int(text)
+    return number
 
 
 class BoundedLimitOffsetPagination(LimitOffsetPagination):

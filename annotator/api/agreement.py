@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from annotator.exports.safe_csv import csv_rows
 from annotator.models import Study
+from core.numbers import ascii_int
 
 # Parts of the report that show which issues the raters disagreed on: only for those who see every label.
 FULL_ONLY = ("per_pair", "confusion", "per_category")
@@ -254,9 +255,10 @@ def _int(request: Request, name: str) -> int | None:
     text = request.query_params.get(name)
     if text is None:
         return None
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_NUMBER:
+    number = ascii_int(text, max_digits=len(str(MAX_NUMBER)))
+    if number is None or not 1 <= number <= MAX_NUMBER:
         raise serializers.ValidationError({name: [f"'{name}' must be a whole number from 1; got '{text[:40]}'."]})
-    return int(text)
+    return number
 
 
 def _bool(request: Request, name: str) -> bool:

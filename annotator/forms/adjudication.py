@@ -4,6 +4,7 @@ from django import forms
 
 from annotator.models import Resolution
 from annotator.selectors.resolutions import QUEUE_STATUSES, QueueFilters
+from core.numbers import ascii_int
 
 
 class ResolutionForm(forms.Form):
@@ -34,11 +35,12 @@ class ResolutionForm(forms.Form):
             # "p<annotation id>": the proposal that rater made in this dimension.
             chosen = [v[1:] for v in raw if v.startswith("p")]
             raw = [v for v in raw if not v.startswith("p")]
-            if not all(v.isdigit() for v in [*raw, *chosen]) or len(chosen) > 1:
+            numbers, chosen = [ascii_int(v) for v in raw], [ascii_int(v) for v in chosen]
+            if None in numbers or None in chosen or len(chosen) > 1:
                 raise forms.ValidationError("A category choice could not be read; reload the page.")
-            values[dimension.key] = [int(v) for v in raw]
+            values[dimension.key] = numbers
             if chosen:
-                proposals[dimension.key] = int(chosen[0])
+                proposals[dimension.key] = chosen[0]
         data["values"] = values
         data["proposals"] = proposals
         return data

@@ -4,6 +4,7 @@ from django import forms
 
 from annotator.models import Annotation
 from annotator.services.annotations import AnnotationInput
+from core.numbers import ascii_int
 
 
 class SkipForm(forms.Form):
@@ -38,11 +39,11 @@ class AnnotationForm(forms.Form):
         # Category ids are checked by the service against the study's taxonomy version; here only their form.
         values: dict[str, list[int]] = {}
         for dimension in self.dimensions:
-            raw = [v for v in self.data.getlist(f"dim_{dimension.key}") if v != ""]
-            if not all(v.isdigit() for v in raw):
+            numbers = [ascii_int(v) for v in self.data.getlist(f"dim_{dimension.key}") if v != ""]
+            if None in numbers:
                 raise forms.ValidationError("A category choice could not be read; reload the page.")
-            if raw:
-                values[dimension.key] = [int(v) for v in raw]
+            if numbers:
+                values[dimension.key] = numbers
         data["values"] = values
         return data
 

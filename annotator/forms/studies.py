@@ -20,6 +20,7 @@ from annotator.services.sampling import (
     Overlap,
     SampleFilters,
 )
+from core.numbers import ascii_int
 from taxonomy.models import Dimension, TaxonomyVersion
 
 
@@ -102,10 +103,10 @@ class StudyCreateForm(forms.Form):
         dimensions = Dimension.objects.select_related("version__taxonomy").order_by(
             "version__taxonomy__name", "version__number", "order", "key"
         )
-        chosen = self.data.get("taxonomy_version", "") if self.is_bound else ""
-        if chosen.isdigit() and len(chosen) < 19:
+        chosen = ascii_int(self.data.get("taxonomy_version")) if self.is_bound else None
+        if chosen is not None:
             # Only the chosen version's dimensions are valid choices (the page's script hides the others).
-            dimensions = dimensions.filter(version_id=int(chosen))
+            dimensions = dimensions.filter(version_id=chosen)
         self.fields["dimensions"].queryset = dimensions
         users = get_user_model().objects.filter(is_active=True).order_by("username")
         self.fields["raters"].queryset = users
@@ -131,8 +132,9 @@ class StudyCreateForm(forms.Form):
         lines = [line.strip() for line in self.cleaned_data["frame_issues"].splitlines() if line.strip()]
         if len(lines) > MAX_EXPLICIT_ISSUES:
             raise forms.ValidationError(f"List at most {MAX_EXPLICIT_ISSUES} issues.")
-        ids = [int(line) for line in lines if line.isdigit() and len(line) < 19]
-        urls = [line for line in lines if not (line.isdigit() and len(line) < 19)]
+        numbers = [(line, ascii_int(line)) for line in lines]
+        ids = [number for _, number in numbers if number is not None]
+        urls = [line for line, number in numbers if number is None]
         if urls:
             found = dict(Issue.objects.filter(url__in=urls).values_list("url", "pk"))
             unknown = [url for url in urls if url not in found]

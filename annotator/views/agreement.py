@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotator.models import Study
 from annotator.permissions import can_manage_study
 from core.errors import DomainError
+from core.numbers import ascii_int
 
 # The agreement selectors and services are imported inside the views: they bring numpy, scipy and statsmodels,
 # which a web worker that serves only raters never needs in memory.
@@ -31,9 +32,10 @@ def _filters(request: HttpRequest, aliases: dict[int, str] | None = None) -> dic
         text = request.GET.get(name, "").strip()
         if not text:
             return None
-        if not text.isdigit():
-            raise DomainError(f"'{name}' must be a whole number; got '{text}'.", field=name)
-        return int(text)
+        number = ascii_int(text)
+        if number is None:
+            raise DomainError(f"'{name}' must be a whole number; got '{text[:40]}'.", field=name)
+        return number
 
     return {
         "round_number": number("round"),

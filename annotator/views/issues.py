@@ -22,6 +22,7 @@ from annotator.selectors.issues import (
 )
 from annotator.selectors.studies import studies_owned_by
 from core.navigation import NAV_SESSION_KEY
+from core.numbers import ascii_int
 
 MAX_QUERY_CHARS = 200
 
@@ -34,9 +35,9 @@ def _day(value: str) -> date | None:
 
 
 def _id(value: str) -> int | None:
-    """A database id in the query string (a positive number a bigint holds, in ASCII digits: "²" is a digit to
-    str.isdigit but not to int), or None."""
-    return int(value) if value.isascii() and value.isdigit() and len(value) < 19 and int(value) > 0 else None
+    """A database id in the query string (a positive number a bigint holds, in ASCII digits), or None."""
+    number = ascii_int(value)
+    return number if number else None
 
 
 def issue_filters_from_query(params: QueryDict) -> IssueFilters:

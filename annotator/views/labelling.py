@@ -28,6 +28,7 @@ from annotator.selectors.labelling import (
 from annotator.services.annotations import annotation_save_draft, annotation_submit
 from annotator.services.assignments import assignment_skip, assignment_unskip
 from core.errors import ConflictError, DomainError
+from core.numbers import ascii_int
 
 URL_PLACEHOLDER = 987654321  # stands for the assignment id in a reversed URL
 TITLE_CHARS = 100
@@ -67,10 +68,8 @@ def study_queue(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _position(value: str | None) -> int | None:
-    text = (value or "").strip().lstrip("#")
-    if not text.isdigit() or len(text) > 10 or int(text) > MAX_POSITION:
-        return None
-    return int(text)
+    number = ascii_int((value or "").strip().lstrip("#"), max_digits=10)
+    return number if number is not None and number <= MAX_POSITION else None
 
 
 @login_required

@@ -32,6 +32,7 @@ from annotator.services.publication import (
     study_unpublish_preview,
 )
 from core.errors import DomainError, PermissionDeniedError
+from core.numbers import ascii_int
 
 
 def _release_page(request: HttpRequest, slug: str, number: int | None) -> HttpResponse:
@@ -122,8 +123,8 @@ def study_publish_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _numbers(request: HttpRequest) -> list[int] | None:
-    chosen = [n for n in request.POST.getlist("releases") if n.isdigit() and len(n) < 10]
-    return [int(n) for n in chosen] or None
+    chosen = (ascii_int(n, max_digits=9) for n in request.POST.getlist("releases"))
+    return [number for number in chosen if number is not None] or None
 
 
 def _visibility_view(request: HttpRequest, pk: int, *, show: bool) -> HttpResponse:

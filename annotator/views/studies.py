@@ -25,6 +25,7 @@ from annotator.services.sampling import study_issues_add, study_round_draw
 from annotator.services.studies import study_create, study_update
 from annotator.views.issues import issue_filters_from_query
 from core.errors import DomainError
+from core.numbers import ascii_int
 from core.permissions import can_manage_imports
 
 # One page of search results at most.
@@ -175,21 +176,22 @@ def _draw_message(study, study_round) -> str:
 
 
 def _position(value: str | None) -> int | None:
-    return int(value) if value and value.isdigit() and len(value) < 10 else None
+    return ascii_int(value, max_digits=9)
 
 
 @login_required
 @require_POST
 def study_issues_add_view(request: HttpRequest) -> HttpResponse:
     """Add the issues ticked on the issue search page to a study the user owns."""
-    study_pk = request.POST.get("study", "")
-    if not (study_pk.isdigit() and len(study_pk) < 10):
+    study_pk = ascii_int(request.POST.get("study"), max_digits=9)
+    if study_pk is None:
         messages.error(request, "Choose the study to add the issues to.")
         return redirect(_back_to_search(request))
-    study = study_get_for_user(user=request.user, pk=int(study_pk))
+    study = study_get_for_user(user=request.user, pk=study_pk)
     if not can_manage_study(request.user, study):
         raise PermissionDenied("Only the study's owner can add issues to it.")
-    ids = [int(v) for v in request.POST.getlist("issue")[:MAX_ADDED_PER_REQUEST] if v.isdigit() and len(v) < 19]
+    chosen = (ascii_int(v) for v in request.POST.getlist("issue")[:MAX_ADDED_PER_REQUEST])
+    ids = [number for number in chosen if number is not None]
     if not ids:
         messages.error(request, "Tick the issues to add first.")
         return redirect(_back_to_search(request))

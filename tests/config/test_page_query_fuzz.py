@@ -1,4 +1,4 @@
-"""Every page answers any query string (NUL, huge or negative numbers, garbage) without a server error.
+"""Every page answers any query string (NUL, huge, negative or non-ASCII numbers, garbage) without a server error.
 
 Walks the URL configuration: each page without path parameters, and each page of one study and one
 issue, gets the query parameters the pages read, filled with hostile values.
@@ -12,8 +12,10 @@ from tests.config.routes import PARAMETER, all_routes
 
 NAMES = ("q", "page", "limit", "offset", "repository", "state", "study", "round", "level", "dimension", "sort",
          "cursor", "kind", "status", "row", "col", "pair", "order", "per_page", "images", "after", "created_from",
-         "created_to", "import")  # fmt: skip
-VALUES = ("%00", "99999999999999999999", "-1", "0x10", "%ff%fe", "a" * 300, "1e309", "[]", "%E2%80%AE")
+         "created_to", "import", "jump")  # fmt: skip
+# "%C2%B2" is "²" and "%D9%A1" "١" (Arabic-Indic one): digits to str.isdigit, not numbers to int().
+VALUES = ("%00", "99999999999999999999", "-1", "0x10", "%ff%fe", "a" * 300, "1e309", "[]", "%E2%80%AE", "%C2%B2",
+          "%D9%A1")  # fmt: skip
 
 
 def _page_routes() -> list[str]:

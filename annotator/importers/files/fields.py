@@ -6,6 +6,8 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from core.numbers import ascii_int
+
 from ..records import CommentRecord, IssueRecord, RepositoryRef
 from .shapes import NotANumber
 
@@ -269,8 +271,8 @@ def _integer(obj: Mapping, key: str) -> int | None:
         number = value
     elif isinstance(value, float) and value.is_integer():
         number = int(value)
-    elif isinstance(value, str) and value.strip().lstrip("#").isdigit():
-        number = int(value.strip().lstrip("#"))
+    elif isinstance(value, str) and (digits := ascii_int(value.strip().lstrip("#"))) is not None:
+        number = digits
     else:
         raise FieldProblem(key, f"must be a whole number, got {value!r}"[:200])
     if number < 0:

@@ -15,6 +15,8 @@ from urllib.parse import urlencode, urljoin, urlsplit
 
 import requests
 
+from core.numbers import ascii_int
+
 from .mapping import parse_link_header
 
 ACCEPT = "application/vnd.github+json"
@@ -180,12 +182,12 @@ class GitHubClient:
         return page
 
     def _note_rate_limit(self, response: requests.Response) -> None:
-        remaining = response.headers.get("X-RateLimit-Remaining")
-        reset = response.headers.get("X-RateLimit-Reset")
-        if remaining is not None and remaining.isdigit():
-            self.rate_remaining = int(remaining)
-        if reset is not None and reset.isdigit():
-            self.rate_reset = int(reset)
+        remaining = ascii_int(response.headers.get("X-RateLimit-Remaining"))
+        reset = ascii_int(response.headers.get("X-RateLimit-Reset"))
+        if remaining is not None:
+            self.rate_remaining = remaining
+        if reset is not None:
+            self.rate_reset = reset
 
     @staticmethod
     def _is_rate_limited(response: requests.Response) -> bool:
@@ -197,16 +199,17 @@ class GitHubClient:
 
     def _rate_limit_wait_seconds(self, response: requests.Response) -> float:
         retry_after = response.headers.get("Retry-After", "")
-        if retry_after.isdigit():
-            return float(retry_after)
+        seconds = ascii_int(retry_after)
+        if seconds is not None:
+            return float(seconds)
         if retry_after:
             try:
                 return max(0.0, parsedate_to_datetime(retry_after).timestamp() - self.clock())
             except (TypeError, ValueError):
                 pass
-        reset = response.headers.get("X-RateLimit-Reset", "")
-        if response.headers.get("X-RateLimit-Remaining") == "0" and reset.isdigit():
-            return max(0.0, int(reset) - self.clock()) + 1.0  # reset is whole seconds: one more to be past it
+        reset = ascii_int(response.headers.get("X-RateLimit-Reset"))
+        if response.headers.get("X-RateLimit-Remaining") == "0" and reset is not None:
+            return max(0.0, reset - self.clock()) + 1.0  # reset is whole seconds: one more to be past it
         return 60.0  # a secondary limit without headers: GitHub asks for at least a minute
 
     def _wait_for_rate_limit(self, response: requests.Response, url: str) -> None:

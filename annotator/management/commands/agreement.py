@@ -10,6 +10,7 @@ from annotator.exports.safe_csv import csv_rows
 from annotator.models import Study
 from annotator.services.agreement import TABLE_COLUMNS, agreement_report, parse_pair, report_rows
 from core.errors import DomainError
+from core.numbers import ascii_int
 
 TABLE_SHOWN = ["view", "dimension", "level", "pair", "rater", "n", "n_left_out", "percent_agreement", "kappa"]
 TABLE_SHOWN += ["kappa_low", "kappa_high", "kappa_ci_clipped", "alpha", "ac1", "band"]
@@ -41,8 +42,8 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         text = options["study"].strip()
         match = Q(name__iexact=text) | Q(slug=text)
-        if text.isdigit():
-            match |= Q(pk=int(text))
+        if (pk := ascii_int(text)) is not None:
+            match |= Q(pk=pk)
         study = Study.objects.filter(match).first()
         if study is None:
             names = ", ".join(Study.objects.order_by("name").values_list("name", flat=True)[:20]) or "none yet"

@@ -5,6 +5,7 @@ from django.db.models import Q
 
 from annotator.models import Study
 from annotator.services.progress import rater_progress_rebuild
+from core.numbers import ascii_int
 
 
 class Command(BaseCommand):
@@ -21,8 +22,8 @@ class Command(BaseCommand):
         if options["study"]:
             text = options["study"].strip()
             match = Q(name__iexact=text) | Q(slug=text)
-            if text.isdigit():
-                match |= Q(pk=int(text))
+            if (pk := ascii_int(text)) is not None:
+                match |= Q(pk=pk)
             study = Study.objects.filter(match).first()
             if study is None:
                 raise CommandError(f"No study named '{text}'. The Studies page lists them.")

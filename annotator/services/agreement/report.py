@@ -15,6 +15,7 @@ from django.utils import timezone
 from annotator.models import Study
 from annotator.selectors.agreement import labels_version, study_labels
 from core.errors import DomainError, NotFoundError
+from core.numbers import ascii_int
 
 from .compute import bootstrap_summaries, build_report
 
@@ -28,12 +29,12 @@ def parse_pair(text: str | None, aliases: dict[int, str] | None = None) -> tuple
         return None
     by_alias = {alias.lower(): pk for pk, alias in (aliases or {}).items()}
     parts = str(text).split("-")
-    if len(parts) != 2 or not all(part.isascii() and (part.isdigit() or _is_alias(part)) for part in parts):
+    if len(parts) != 2 or not all(ascii_int(part) is not None or _is_alias(part) for part in parts):
         raise DomainError(f"A rater pair is written as two rater ids, e.g. 12-15; got '{text[:40]}'.", field="pair")
     unknown = [part for part in parts if _is_alias(part) and part.lower() not in by_alias]
     if unknown:
         raise NotFoundError(f"No rater of this study is shown as {unknown[0]}.", field="pair")
-    a, b = (by_alias[part.lower()] if _is_alias(part) else int(part) for part in parts)
+    a, b = (by_alias[part.lower()] if _is_alias(part) else ascii_int(part) for part in parts)
     if a == b:
         # Well formed, but it names no pair: the same answer as a pair that shares no labels.
         raise NotFoundError("A rater pair needs two different raters.", field="pair")
@@ -41,7 +42,7 @@ def parse_pair(text: str | None, aliases: dict[int, str] | None = None) -> tuple
 
 
 def _is_alias(part: str) -> bool:
-    return len(part) > 1 and part[0] in "Rr" and part[1:].isdigit()
+    return part[:1] in ("R", "r") and ascii_int(part[1:]) is not None
 
 
 def _keys(study: Study, version: str, round_number, pair, level) -> tuple[str, str]:

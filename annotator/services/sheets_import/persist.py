@@ -40,6 +40,7 @@ from annotator.services.history import annotation_snapshot
 from annotator.services.issues import issues_upsert
 from annotator.services.progress import rater_progress_rebuild
 from core.errors import PermissionDeniedError
+from core.numbers import ascii_int
 from core.permissions import can_manage_imports
 from taxonomy.models import Category, Dimension, TaxonomyVersion
 
@@ -312,8 +313,9 @@ def issue_record_for_link(url: str) -> IssueRecord:
     parts = urlsplit(url)
     segments = [s for s in parts.path.split("/") if s]
     github = parts.netloc == "github.com" and len(segments) >= 4
-    if github and segments[2] in ("issues", "pull") and segments[3].isdigit():
-        owner, name, kind, number = segments[0], segments[1], segments[2], int(segments[3])
+    number = ascii_int(segments[3]) if github else None
+    if number is not None and segments[2] in ("issues", "pull"):
+        owner, name, kind = segments[0], segments[1], segments[2]
         return IssueRecord(
             url=url,
             title=f"{owner}/{name}#{number}",

@@ -76,6 +76,11 @@ def test_filters_round_pair_and_level(users):
         ({"pair": ""}, "pair"),
         ({"level": "deep"}, "level"),
         ({"bootstrap": "maybe"}, "bootstrap"),
+        # digits to str.isdigit, not numbers: int() refuses "²" and reads "١" (Arabic-Indic one) as 1
+        ({"round": "²"}, "round"),
+        ({"level": "١"}, "level"),
+        ({"pair": "²-3"}, "pair"),
+        ({"pair": "R1-R١"}, "pair"),
     ],
 )
 def test_bad_filters_are_400_with_the_field(users, params, field):

@@ -68,3 +68,5 @@ def test_round_filter_and_errors(users):
         run("--study", study.name, "--round", "3")
     with pytest.raises(CommandError, match="No study named 'nope'"):
         run("--study", "nope")
+    with pytest.raises(CommandError, match="No study named '²'"):  # a digit to str.isdigit, not an id
+        run("--study", "²")

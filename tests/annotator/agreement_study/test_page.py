@@ -94,6 +94,23 @@ def test_a_bad_filter_redirects_with_a_message(users, client_for):
     assert "no round 9" in response.content.decode()
 
 
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ({"round": "x"}, "must be a whole number"),
+        ({"round": "²"}, "must be a whole number"),  # a digit to str.isdigit, not to int()
+        ({"level": "١"}, "must be a whole number"),  # Arabic-Indic one: int() would read 1
+        ({"pair": "²-1"}, "A rater pair is written as two rater ids"),
+        ({"pair": "R²-R1"}, "A rater pair is written as two rater ids"),
+    ],
+)
+def test_a_malformed_filter_redirects_with_a_message(users, client_for, query, message):
+    study = grant_study(users)
+    response = client_for("owner").get(url(study), query, follow=True)
+    assert response.redirect_chain[-1][0] == url(study)
+    assert message in response.content.decode()
+
+
 def test_the_owner_sees_the_gate_and_the_override_form(users, client_for):
     study = grant_study(users, kind="pilot", only_symptom=True)
     html = client_for("owner").get(url(study)).content.decode()

@@ -334,6 +334,11 @@ class FakeGitHub:
             return answer
         if fault == "secondary":
             return 403, {"Retry-After": "1"}, {"message": "You have exceeded a secondary rate limit."}
+        if fault == "superscript_retry_after":  # "²" is a digit to str.isdigit, not a number to int()
+            return 403, {"Retry-After": "²"}, {"message": "You have exceeded a secondary rate limit."}
+        if fault == "superscript_reset":
+            headers = {**self._rate_headers(), "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "²"}
+            return 403, headers, {"message": "API rate limit exceeded for 127.0.0.1."}
         if fault and fault.isdigit():
             return int(fault), {}, {"message": "Server Error"}
         parts = path.strip("/").split("/")

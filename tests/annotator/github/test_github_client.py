@@ -56,6 +56,19 @@ def test_a_secondary_limit_honours_retry_after(fake_github, make_client, sleeps,
     assert sleeps == [1.0]
 
 
+@pytest.mark.parametrize("fault", ["superscript_retry_after", "superscript_reset"])
+def test_a_non_ascii_digit_in_the_rate_headers_is_no_number_and_the_client_waits_a_minute(
+    fake_github, make_client, sleeps, repo, fault
+):
+    fake_github.faults[1] = fault
+    client = make_client()
+
+    page = client.get_page(issues_url(client))
+
+    assert page.status == 200
+    assert sleeps == [60.0]  # as for a limit without usable headers
+
+
 def test_a_wait_longer_than_allowed_raises_with_the_reset_time(fake_github, make_client, sleeps, repo):
     fake_github.faults[1] = "rate_limit"
     client = make_client(max_rate_limit_wait=0)

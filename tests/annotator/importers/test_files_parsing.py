@@ -161,6 +161,15 @@ def test_csv_problems_name_the_line_the_record_starts_on():
     assert [str(p) for p in result.problems] == ["issues.csv line 4, field 'number': must be a whole number, got 'two'"]
 
 
+@pytest.mark.parametrize("number", ["²", "#١", "𝟙"])  # digits to str.isdigit; int() refuses "²", reads "١" as 1
+def test_a_number_in_non_ascii_digits_is_a_problem_like_any_word(number):
+    text = f"url,title,number\nhttps://github.com/a/b/issues/1,ok,{number}\n"
+    result = parse_issue_file(text.encode(), name="issues.csv")
+    assert [str(p) for p in result.problems] == [
+        f"issues.csv line 2, field 'number': must be a whole number, got {number!r}"
+    ]
+
+
 def test_a_csv_without_url_or_title_columns_is_one_clear_problem():
     result = parse_issue_file(b"link,name\nx,y\n", name="issues.csv")
     assert len(result.problems) == 1

@@ -111,6 +111,13 @@ def test_the_unpublish_confirmation_lists_the_releases_it_hides(published, clien
     assert Client().get(f"/p/{published.study.slug}/").status_code == 200
 
 
+@pytest.mark.parametrize("value", ["x", "²", "١"])  # "²" and "١" are digits to str.isdigit, not numbers
+def test_a_release_number_not_in_ascii_digits_is_ignored_like_any_other_bad_value(published, client_for_pages, value):
+    response = client_for_pages("owner").post(f"/studies/{published.study.pk}/unpublish/", {"releases": [value]})
+    assert response.status_code == 302
+    assert Client().get(f"/p/{published.study.slug}/").status_code == 404  # no number read: every release
+
+
 CONFIRM_PAGES = {"anonymous": 302, "rater_a": 302, "rater_b": 302, "adjudicator": 302, "owner": 200, "staff": 200,
                  "outsider": 404}  # fmt: skip
 

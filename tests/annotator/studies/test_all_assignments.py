@@ -64,7 +64,8 @@ def test_jump_opens_the_issue_at_that_position(world, client_as):
     assert response["Location"] == f"/studies/{world.study.pk}/label/{target.pk}/"
 
 
-@pytest.mark.parametrize("jump", ["999", "abc", "99999999999999999999", ""])
+# "²" and "١" are digits to str.isdigit: int() refuses the first and reads the second as 1 (a real position here).
+@pytest.mark.parametrize("jump", ["999", "abc", "99999999999999999999", "", "²", "#١", "𝟙"])
 def test_a_jump_to_no_issue_says_so_and_lists_the_queue(world, client_as, jump):
     response = client_as("rater_a").get(url(world, jump=jump), follow=True)
     assert response.status_code == 200

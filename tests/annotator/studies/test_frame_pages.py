@@ -142,3 +142,33 @@ def test_the_draw_form_takes_a_partial_overlap(world, client_as):
     study_round = StudyRound.objects.get(study=world.study, number=2)
     assert (study_round.drawn, study_round.double_coded) == (10, 2)
     assert StudyIssue.objects.filter(round=study_round, double_coded=False).count() == 8
+
+
+@pytest.mark.parametrize("value", ["x", "²", "١"])  # "²" and "١" are digits to str.isdigit, not ids
+def test_a_study_or_issue_not_in_ascii_digits_is_refused_like_any_other_bad_value(world, client_as, value):
+    issue = IssueFactory(repository=world.repo)
+    before = StudyIssue.objects.filter(study=world.study).count()
+    owner = client_as("owner")
+    no_study = owner.post("/studies/add-issues/", {"study": value, "issue": [issue.pk]}, follow=True)
+    assert "Choose the study to add the issues to." in no_study.content.decode()
+    no_issue = owner.post("/studies/add-issues/", {"study": world.study.pk, "issue": [value]}, follow=True)
+    assert "Tick the issues to add first." in no_issue.content.decode()
+    assert StudyIssue.objects.filter(study=world.study).count() == before
+
+
+@pytest.mark.parametrize("value", ["x", "²", "١"])
+def test_a_listed_issue_not_in_ascii_digits_is_an_address_no_issue_has(world, users, client_as, value):
+    data = _create_data(users, make_taxonomy(), frame_kind="explicit", frame_issues=value)
+    response = client_as("owner").post("/studies/new/", data)
+    assert response.status_code == 200
+    assert f"No imported issue has the address {value}" in response.content.decode()
+    assert not Study.objects.filter(name="From a search").exists()
+
+
+# Not "١": Django's ModelChoiceField itself reads it as the id 1 (int() does), before this form's own parsing.
+@pytest.mark.parametrize("value", ["x", "²"])
+def test_a_taxonomy_version_not_in_ascii_digits_is_an_invalid_choice(world, users, client_as, value):
+    data = _create_data(users, make_taxonomy(), taxonomy_version=value)
+    response = client_as("owner").post("/studies/new/", data)
+    assert response.status_code == 200
+    assert "Select a valid choice" in response.content.decode()

@@ -141,6 +141,8 @@ def test_rebuild_progress_names_an_unknown_study(db):
 
     with pytest.raises(CommandError, match="No study named 'nope'"):
         call_command("rebuild_progress", "--study", "nope")
+    with pytest.raises(CommandError, match="No study named '²'"):  # a digit to str.isdigit, not an id
+        call_command("rebuild_progress", "--study", "²")
 
 
 def test_rebuild_of_all_studies_counts_every_study(world):
