@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.errors import ConflictError, DomainError, NotFoundError
+from core.numbers import ascii_int
 from taxonomy import selectors
 from taxonomy.services.changelog import version_changelog_markdown, version_publish_preview
 from taxonomy.services.operations import (
@@ -122,17 +123,10 @@ def version_publish_draft(request: HttpRequest, slug: str, number: int) -> HttpR
         return render(request, "taxonomy/edit/confirm_publish.html", context)
     try:
         version_publish_with_changelog(
-            version=version, actor=request.user, expected_revision=_int(request.POST.get("revision"))
+            version=version, actor=request.user, expected_revision=ascii_int(request.POST.get("revision"))
         )
     except DomainError as exc:
         messages.error(request, exc.message)
         return redirect("taxonomy:version_edit", slug=slug, number=number)
     messages.success(request, f"v{number} is published. Studies can now move to it from their version page.")
     return redirect("taxonomy:version_detail", slug=slug, number=number)
-
-
-def _int(value) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None

@@ -148,7 +148,9 @@ def agreement_cell_page(request: HttpRequest, pk: int) -> HttpResponse:
     aliases = rater_aliases(user=request.user, study=study)
     try:
         filters = _filters(request, aliases)
-        row, col = int(request.GET.get("row", "")), int(request.GET.get("col", ""))
+        row, col = ascii_int(request.GET.get("row")), ascii_int(request.GET.get("col"))
+        if row is None or col is None:
+            raise ValueError("not a cell")
         part, ids = agreement_cell(study=study, dimension=request.GET.get("dimension", ""), row=row, col=col, **filters)
     except (ValueError, DomainError) as exc:
         raise Http404(getattr(exc, "message", "That cell is not in the confusion matrix.")) from None

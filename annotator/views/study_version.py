@@ -18,6 +18,7 @@ from annotator.services.migration import (
     study_version_targets,
 )
 from core.errors import DomainError
+from core.numbers import ascii_int
 
 
 @login_required
@@ -34,7 +35,9 @@ def study_version(request: HttpRequest, pk: int) -> HttpResponse:
             messages.error(request, "Choose a later published version of the taxonomy.")
             return redirect("annotator:study_version", pk=study.pk)
         try:
-            expected = int(request.POST.get("from", "0"))
+            expected = ascii_int(request.POST.get("from"))
+            if expected is None:
+                raise ValueError("no version")
             move = study_version_move(
                 study=study, to_version=chosen, actor=request.user, expected_from_version=expected
             )

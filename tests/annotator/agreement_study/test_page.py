@@ -85,6 +85,9 @@ def test_a_cell_outside_the_matrix_is_404(users, client_for):
     study = grant_study(users)
     assert client_for("owner").get(url(study, "cell/") + "?dimension=symptom&row=5&col=0").status_code == 404
     assert client_for("owner").get(url(study, "cell/") + "?dimension=nope&row=0&col=0").status_code == 404
+    for hostile in ("²", "١", "-1", "", "1" * 40):  # '²', Arabic-Indic one: never read as a number
+        answer = client_for("owner").get(url(study, "cell/") + f"?dimension=symptom&row={hostile}&col=1")
+        assert answer.status_code == 404
 
 
 def test_a_bad_filter_redirects_with_a_message(users, client_for):

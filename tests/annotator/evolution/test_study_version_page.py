@@ -49,3 +49,13 @@ def test_a_stale_form_does_not_move_twice(world, users, client_for):
     response = client.post(page(world), {"to": v2.pk, "from": old}, follow=True)
     assert StudyVersionMove.objects.count() == 1
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize("hostile", ["١", "²", "", "x"])
+def test_a_move_with_a_hostile_from_version_changes_nothing(world, users, client_for, hostile):
+    v2, _, _ = evolve(world, users["owner"])
+    before = snapshot_values(world.study)
+    response = client_for("owner").post(page(world), {"to": v2.pk, "from": hostile}, follow=True)
+    assert response.status_code == 200
+    assert snapshot_values(world.study) == before
+    assert not StudyVersionMove.objects.exists()
