@@ -1,12 +1,17 @@
 """Serializers of the rater-flow API: separate input and output shapes, each with a unique name."""
 
 from django.urls import reverse
+from django.utils import timezone
 from rest_framework import serializers
 
 from annotator.models import Annotation, Assignment
 from annotator.selectors.labelling import annotation_values
 from annotator.selectors.pseudonyms import rater_as_seen
 from annotator.services.annotations import AnnotationInput
+
+# The site's zone (settings.TIME_ZONE; nothing activates another): named once so that a row's dates do not look the
+# current zone up each, as DRF does by default.
+SERVER_TIMEZONE = timezone.get_default_timezone()
 
 
 class RaterIssueOutputSerializer(serializers.Serializer):
@@ -31,16 +36,23 @@ class RaterAssignmentOutputSerializer(serializers.Serializer):
     round = serializers.IntegerField(source="study_issue.round.number")
     status = serializers.ChoiceField(choices=Assignment.Status.choices)
     skip_reason = serializers.CharField()
-    assigned_at = serializers.DateTimeField()
-    started_at = serializers.DateTimeField(allow_null=True)
-    submitted_at = serializers.DateTimeField(allow_null=True)
+    assigned_at = serializers.DateTimeField(default_timezone=SERVER_TIMEZONE)
+    started_at = serializers.DateTimeField(allow_null=True, default_timezone=SERVER_TIMEZONE)
+    submitted_at = serializers.DateTimeField(allow_null=True, default_timezone=SERVER_TIMEZONE)
     annotation = serializers.IntegerField(source="annotation.pk")
     annotation_version = serializers.IntegerField(source="annotation.version")
     issue = RaterIssueOutputSerializer(source="study_issue.issue")
     page_url = serializers.SerializerMethodField()
 
     def get_page_url(self, assignment) -> str:
-        return reverse("annotator:label", args=[assignment.study_id, assignment.pk])
+        # A page of rows shares one serializer: reverse() runs once per study, not once per row, since every
+        # row's address is the study's labelling address ending in its own assignment id.
+        prefixes = self.__dict__.setdefault("_label_prefixes", {})
+        prefix = prefixes.get(assignment.study_id)
+        if prefix is None:
+            probe = reverse("annotator:label", args=[assignment.study_id, 1])
+            prefix = prefixes[assignment.study_id] = probe.removesuffix("1/")
+        return f"{prefix}{assignment.pk}/"
 
 
 class RaterAssignmentPageInputSerializer(serializers.Serializer):
@@ -101,9 +113,9 @@ class AnnotationOutputSerializer(serializers.Serializer):
     proposals = serializers.DictField(child=serializers.CharField())
     time_spent_seconds = serializers.IntegerField()
     version = serializers.IntegerField()
-    submitted_at = serializers.DateTimeField(allow_null=True)
+    submitted_at = serializers.DateTimeField(allow_null=True, default_timezone=SERVER_TIMEZONE)
     frozen = serializers.BooleanField()
-    updated_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField(default_timezone=SERVER_TIMEZONE)
 
     def get_rater(self, annotation) -> str:
         # Without a viewer in the context the caller is the rater (their own annotations only).

@@ -96,3 +96,26 @@ def test_a_page_costs_the_same_queries_wherever_it_starts(big_world, users, djan
     for query in ("", "&after=2", "&after=5"):
         with django_assert_num_queries(3):  # the study, the page, the count (from the progress counters)
             assert client.get(base + query).status_code == 200
+
+
+def test_every_rows_page_url_and_dates_are_what_reverse_and_drf_give(big_world, users):
+    from django.urls import reverse
+    from rest_framework import serializers
+
+    rater = users["rater_a"]
+    annotation_save_draft(
+        annotation=big_world.assignments["rater_a"][0].annotation,
+        actor=rater,
+        data=AnnotationInput(note="started"),
+        expected_version=1,
+    )
+    data = _api(rater).get(f"/api/v1/studies/{big_world.study.pk}/assignments/mine/?limit=7").json()
+    rows = {row["id"]: row for row in data["results"]}
+    assert len(rows) == 7
+    plain = serializers.DateTimeField()
+    for assignment in Assignment.objects.filter(pk__in=rows):
+        row = rows[assignment.pk]
+        assert row["page_url"] == reverse("annotator:label", args=[assignment.study_id, assignment.pk])
+        assert row["assigned_at"] == plain.to_representation(assignment.assigned_at)
+        assert row["started_at"] == (plain.to_representation(assignment.started_at) if assignment.started_at else None)
+    assert any(row["started_at"] for row in rows.values())
