@@ -13,7 +13,8 @@ from django.db import connections
 from django.db.models import IntegerField, Prefetch, Q, QuerySet, Value
 from django.db.models.functions import Greatest, StrIndex, Substr, Upper
 
-from annotator.models import Comment, ImportedIssue, Issue, IssueLink, Repository
+from annotator.models import Comment, ImportedIssue, ImportJob, Issue, IssueLink, Repository
+from annotator.selectors.imports import import_job_visible
 
 PAGE_SIZE = 50
 COUNT_CAP = 1000
@@ -224,6 +225,22 @@ def _beyond(cursor: Cursor, *, older: bool, nulls_first: bool) -> Q:
         return q | Q(created__isnull=False) if nulls_first else q
     q = Q(created__isnull=True, id__gt=i)
     return q if nulls_first else q | Q(created__isnull=False)
+
+
+def issue_page_for_user(
+    *, user, filters: IssueFilters, after: str | None = None, before: str | None = None
+) -> tuple[IssuePage, ImportJob | None]:
+    """The page the user's search lists, and the import it is filtered by when the user may see that import.
+
+    An import filter the user may not use (no such job, another team's, or a user who sees no imports) lists
+    nothing, the same answer for all three, so an id tells nothing about other teams' jobs.
+    """
+    if not filters.import_job:
+        return issue_page(filters=filters, after=after, before=before), None
+    job = import_job_visible(user=user, pk=filters.import_job)
+    if job is None:
+        return IssuePage.empty(), None
+    return issue_page(filters=filters, after=after, before=before), job
 
 
 def issue_page(

@@ -11,12 +11,11 @@ from django.urls import path
 
 from annotator.models import Issue
 from annotator.selectors.fixes import issue_fixes
-from annotator.selectors.imports import import_job_label, import_job_visible
+from annotator.selectors.imports import import_job_label
 from annotator.selectors.issues import (
     IssueFilters,
-    IssuePage,
     issue_get,
-    issue_page,
+    issue_page_for_user,
     repositories_for_filter,
     text_terms,
 )
@@ -75,12 +74,9 @@ def _filter_query(filters: IssueFilters) -> str:
 def issue_list(request: HttpRequest) -> HttpResponse:
     filters = issue_filters_from_query(request.GET)
     owner = bool(request.session.get(NAV_SESSION_KEY, {}).get("imports"))
-    # An import the user may not see (unknown, another team's, or a rater's) lists nothing, like an empty one.
-    job = import_job_visible(user=request.user, pk=filters.import_job) if filters.import_job else None
-    if filters.import_job and job is None:
-        page = IssuePage.empty()
-    else:
-        page = issue_page(filters=filters, after=request.GET.get("after"), before=request.GET.get("before"))
+    page, job = issue_page_for_user(
+        user=request.user, filters=filters, after=request.GET.get("after"), before=request.GET.get("before")
+    )
     return render(
         request,
         "annotator/issues/list.html",

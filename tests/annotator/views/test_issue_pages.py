@@ -235,6 +235,25 @@ def test_an_import_job_is_visible_by_the_rule_of_the_imports_pages(users, teams)
     assert import_job_visible(user=owner, pk=10**15) is None
 
 
+def test_the_page_for_a_user_lists_an_import_only_to_those_who_may_see_it(users, teams):
+    from annotator.selectors.issues import issue_page_for_user
+
+    imported(teams["mine"], "first", "second")
+    imported(teams["theirs"], "another team's")
+    mine = IssueFilters(import_job=teams["mine"].pk)
+    page, job = issue_page_for_user(user=users["owner"], filters=mine)
+    assert job == teams["mine"] and sorted(issue.title for issue in page.issues) == ["first", "second"]
+    for user, filters in [
+        (users["owner"], IssueFilters(import_job=teams["theirs"].pk)),  # another team's
+        (users["rater_a"], mine),  # raters see no imports
+        (users["owner"], IssueFilters(import_job=10**15)),  # no such job
+    ]:
+        page, job = issue_page_for_user(user=user, filters=filters)
+        assert (page.issues, page.total, job) == ([], 0, None)
+    page, job = issue_page_for_user(user=users["rater_a"], filters=IssueFilters())
+    assert job is None and page.total == 3
+
+
 def test_the_list_filtered_by_an_import_shows_that_filter_and_a_way_to_clear_it(client_as, teams):
     imported(teams["mine"], "first", "second")
     IssueFactory(title="stored before")
