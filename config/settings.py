@@ -62,13 +62,13 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "core",  # before staticfiles: its runserver command is the one `manage.py runserver` finds
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "core",
     "taxonomy",
     "annotator",
 ]
@@ -118,7 +118,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets requests read while another writes. A deferred transaction that reads and then writes
     # fails at once with "database is locked" when another writer got there first (waiting could
     # deadlock); IMMEDIATE takes the write lock at BEGIN, so concurrent writers queue for up to
-    # `timeout` seconds instead. Reads outside transaction.atomic() are not affected.
+    # `timeout` seconds instead. Reads outside transaction.atomic() are not affected. The engine is
+    # Django's, with the writers of one process queued on a lock (core/sqlite/base.py says why).
+    DATABASES["default"]["ENGINE"] = "core.sqlite"
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
             "transaction_mode": "IMMEDIATE",
@@ -126,7 +128,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     )
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
     VAR_DIR.mkdir(parents=True, exist_ok=True)  # a fresh clone has no var/ yet; SQLite does not create folders
     # The tests run threads against the database: an in-memory one has no WAL and fails instead of waiting.
     DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", str(VAR_DIR / "test_taxonomist.sqlite3"))
