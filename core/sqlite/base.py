@@ -52,12 +52,13 @@ class DatabaseWrapper(base.DatabaseWrapper):
         finally:
             self._release_writer_lock()
 
-    def close(self):
+    def _close(self):
+        # Called whenever the SQLite connection really closes, inside an atomic block too (Django then skips
+        # the rollback: SQLite rolls back by itself). An in-memory database is never closed, and keeps its lock.
         try:
-            super().close()
+            super()._close()
         finally:
-            if self.connection is None:  # an in-memory database is not closed, and keeps its transaction
-                self._release_writer_lock()
+            self._release_writer_lock()
 
     def _release_writer_lock(self):
         if self._holds_writer_lock:

@@ -7,7 +7,7 @@ import threading
 import time
 
 import pytest
-from django.db import OperationalError
+from django.db import OperationalError, connections, transaction
 
 from core.sqlite.base import DatabaseWrapper
 
@@ -149,4 +149,20 @@ def test_closing_a_connection_in_a_transaction_frees_the_queue(database):
     broken.close()
     _increment(next_writer)
     assert _count(database) == 1
+    next_writer.close()
+
+
+def test_a_connection_closed_inside_atomic_frees_the_queue(database):
+    broken, next_writer = _connection(database), _connection(database, timeout=2)
+    connections[broken.alias] = broken  # so that transaction.atomic(using=...) finds it
+    try:
+        with transaction.atomic(using=broken.alias):
+            with broken.cursor() as cursor:
+                cursor.execute("UPDATE counter SET n = 100")
+            broken.close()  # Django leaves the rollback to SQLite and never calls it
+        assert broken.connection is None
+    finally:
+        del connections[broken.alias]
+    _increment(next_writer)
+    assert _count(database) == 1  # the closed transaction's update was rolled back
     next_writer.close()
