@@ -20,21 +20,22 @@ from annotator.services.sampling import (
     Overlap,
     SampleFilters,
 )
+from core.form_fields import IdChoiceField, IdMultipleChoiceField
 from core.numbers import ascii_int
 from taxonomy.models import Dimension, TaxonomyVersion
 
 
-class DimensionChoiceField(forms.ModelMultipleChoiceField):
+class DimensionChoiceField(IdMultipleChoiceField):
     def label_from_instance(self, obj: Dimension) -> str:
         return f"{obj.version.taxonomy.name} v{obj.version.number}: {obj.name}"
 
 
-class UserChoiceField(forms.ModelMultipleChoiceField):
+class UserChoiceField(IdMultipleChoiceField):
     def label_from_instance(self, obj) -> str:
         return f"{obj} ({obj.username})" if str(obj) != obj.username else obj.username
 
 
-class ImportJobChoiceField(forms.ModelChoiceField):
+class ImportJobChoiceField(IdChoiceField):
     def label_from_instance(self, obj: ImportJob) -> str:
         return f"#{obj.pk} {import_job_label(obj)} ({obj.get_kind_display()}, {obj.created_at:%Y-%m-%d})"
 
@@ -42,7 +43,7 @@ class ImportJobChoiceField(forms.ModelChoiceField):
 class StudyCreateForm(forms.Form):
     name = forms.CharField(max_length=200)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
-    taxonomy_version = forms.ModelChoiceField(queryset=TaxonomyVersion.objects.none())
+    taxonomy_version = IdChoiceField(queryset=TaxonomyVersion.objects.none())
     dimensions = DimensionChoiceField(
         queryset=Dimension.objects.none(),
         required=False,
@@ -72,14 +73,12 @@ class StudyCreateForm(forms.Form):
         label="Import batch",
         help_text="A finished file or GitHub import: the issues it wrote or found unchanged.",
     )
-    frame_repositories = forms.ModelMultipleChoiceField(
-        queryset=Repository.objects.none(), required=False, label="Repositories"
-    )
+    frame_repositories = IdMultipleChoiceField(queryset=Repository.objects.none(), required=False, label="Repositories")
     search_q = forms.CharField(required=False, max_length=200, label="Search words")
     search_label = forms.CharField(required=False, max_length=200, label="Label")
     search_state = forms.ChoiceField(choices=[("", "Any"), *Issue.State.choices[:2]], required=False, label="State")
     search_kind = forms.ChoiceField(choices=[("", "Any"), *Issue.Kind.choices], required=False, label="Issue kind")
-    search_repository = forms.ModelChoiceField(queryset=Repository.objects.none(), required=False, label="Repository")
+    search_repository = IdChoiceField(queryset=Repository.objects.none(), required=False, label="Repository")
     search_import_job = ImportJobChoiceField(queryset=ImportJob.objects.none(), required=False, label="Import")
     search_created_from = forms.DateField(
         required=False, label="Created from", widget=forms.DateInput(attrs={"type": "date"})
@@ -191,7 +190,7 @@ class StudyCreateForm(forms.Form):
 
 class SampleDrawForm(forms.Form):
     round_kind = forms.ChoiceField(choices=StudyRound.Kind.choices, initial=StudyRound.Kind.MAIN, label="Round")
-    repositories = forms.ModelMultipleChoiceField(
+    repositories = IdMultipleChoiceField(
         queryset=Repository.objects.none(), required=False, help_text="None chosen: all repositories."
     )
     state = forms.ChoiceField(choices=[("", "Any"), *Issue.State.choices[:2]], required=False)
