@@ -4,7 +4,7 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework import serializers
 
-from annotator.models import Annotation, Assignment
+from annotator.models import Annotation, Assignment, Repository
 from annotator.selectors.labelling import annotation_values
 from annotator.selectors.pseudonyms import rater_as_seen
 from annotator.services.annotations import AnnotationInput
@@ -15,15 +15,19 @@ SERVER_TIMEZONE = timezone.get_default_timezone()
 
 
 class RaterIssueOutputSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    title = serializers.CharField()
-    url = serializers.URLField()
-    number = serializers.IntegerField(allow_null=True)
-    state = serializers.CharField()
+    """The issue of a row of "my assignments", from the row's own columns (annotator.selectors.labelling)."""
+
+    id = serializers.IntegerField(source="issue_pk")
+    title = serializers.CharField(source="issue_title")
+    url = serializers.URLField(source="issue_url")
+    number = serializers.IntegerField(source="issue_number", allow_null=True)
+    state = serializers.CharField(source="issue_state")
     repository = serializers.SerializerMethodField()
 
-    def get_repository(self, issue) -> str | None:
-        return issue.repository.full_name if issue.repository_id else None
+    def get_repository(self, row) -> str | None:
+        if row.repository_name is None:
+            return None
+        return Repository.full_name_of(row.repository_owner, row.repository_name)
 
 
 class RaterAssignmentOutputSerializer(serializers.Serializer):
@@ -33,15 +37,15 @@ class RaterAssignmentOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     study = serializers.IntegerField(source="study_id")  # the assignment's own copies, which the queue reads
     position = serializers.IntegerField()
-    round = serializers.IntegerField(source="study_issue.round.number")
+    round = serializers.IntegerField(source="round_number")
     status = serializers.ChoiceField(choices=Assignment.Status.choices)
     skip_reason = serializers.CharField()
     assigned_at = serializers.DateTimeField(default_timezone=SERVER_TIMEZONE)
     started_at = serializers.DateTimeField(allow_null=True, default_timezone=SERVER_TIMEZONE)
     submitted_at = serializers.DateTimeField(allow_null=True, default_timezone=SERVER_TIMEZONE)
-    annotation = serializers.IntegerField(source="annotation.pk")
-    annotation_version = serializers.IntegerField(source="annotation.version")
-    issue = RaterIssueOutputSerializer(source="study_issue.issue")
+    annotation = serializers.IntegerField(source="annotation_pk")
+    annotation_version = serializers.IntegerField()
+    issue = RaterIssueOutputSerializer(source="*")
     page_url = serializers.SerializerMethodField()
 
     def get_page_url(self, assignment) -> str:

@@ -51,7 +51,7 @@ class RaterNextAssignmentApi(APIView):
         rounds = rater_progress(rater=request.user, study=study)
         current = None
         if upcoming is not None:
-            current = next((r for r in rounds if r["round_id"] == upcoming.study_issue.round_id), None)
+            current = next((r for r in rounds if r["round_id"] == upcoming.round_pk), None)
         elif rounds:
             current = rounds[-1]
         progress = RaterProgressOutputSerializer(current).data if current else None

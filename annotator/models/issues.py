@@ -32,7 +32,12 @@ class Repository(TimeStampedModel):
 
     @property
     def full_name(self) -> str:
-        return f"{self.owner}/{self.name}" if self.owner else self.name
+        return self.full_name_of(self.owner, self.name)
+
+    @staticmethod
+    def full_name_of(owner: str, name: str) -> str:
+        """owner/name, or the name alone for a repository without an owner (rows that read the two columns)."""
+        return f"{owner}/{name}" if owner else name
 
     @property
     def html_url(self) -> str:

@@ -51,7 +51,7 @@ def _for_display(assignments: list, study) -> list:
     """
     prefix, suffix = reverse("annotator:label", args=[study.pk, URL_PLACEHOLDER]).split(str(URL_PLACEHOLDER), 1)
     for assignment in assignments:
-        title = assignment.study_issue.issue.title
+        title = assignment.issue_title
         assignment.page_url = f"{prefix}{assignment.pk}{suffix}"
         assignment.short_title = title if len(title) <= TITLE_CHARS else Truncator(title).chars(TITLE_CHARS)
         submitted = assignment.submitted_at

@@ -5,7 +5,7 @@ from rest_framework.test import APIClient
 
 from annotator.api.serializers import RaterAssignmentOutputSerializer
 from annotator.models import Assignment
-from annotator.selectors.labelling import assignment_page_for_rater, assignments_for_rater
+from annotator.selectors.labelling import ROW_COLUMNS, assignment_page_for_rater, assignments_for_rater
 from annotator.services.annotations import AnnotationInput, annotation_save_draft, annotation_submit
 from annotator.services.assignments import assignment_skip
 from tests.annotator.worlds import build_world, complete_input
@@ -77,8 +77,11 @@ def test_a_page_reads_everything_its_rows_show(big_world, users, django_assert_n
     rows, _ = assignment_page_for_rater(rater=users["rater_a"], study=big_world.study, limit=10)
     with django_assert_num_queries(0):  # no deferred field left to fetch row by row
         lean = RaterAssignmentOutputSerializer(rows, many=True).data
-    models = list(assignments_for_rater(rater=users["rater_a"], study=big_world.study))
+    # The same rows read whole (every column, the related objects too) answer the same.
+    models = list(assignments_for_rater(rater=users["rater_a"], study=big_world.study).annotate(**ROW_COLUMNS))
     assert lean == RaterAssignmentOutputSerializer(models, many=True).data
+    assert [row["issue"]["title"] for row in lean] == [model.study_issue.issue.title for model in models]
+    assert [row["round"] for row in lean] == [model.study_issue.round.number for model in models]
 
 
 def test_next_answers_the_same_row_as_the_list(big_world, users):
