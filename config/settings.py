@@ -86,6 +86,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "core.middleware.ContentSecurityPolicyMiddleware",
     "core.middleware.ApiNotFoundMiddleware",
+    "core.middleware.DatabaseUnavailableMiddleware",  # last: the first to see a view's exception
 ]
 
 ROOT_URLCONF = "config.urls"

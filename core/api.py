@@ -4,10 +4,12 @@ Every error an API client can meet — validation, domain rules, 401/403/404/405
 unknown URL under /api/, even a server error — answers ``{"error": {"code", "message", "fields"?}}``.
 """
 
+import logging
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, TooManyFieldsSent
+from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from rest_framework import exceptions
@@ -26,6 +28,14 @@ DOMAIN_CODES: dict[type[DomainError], str] = {
     UnavailableError: "unavailable",
 }
 API_PREFIX = "/api/"
+
+# The database is busy (on SQLite, another writer held the lock past the timeout) or cannot be reached: the
+# request changed nothing (its transaction rolled back), and the same request may well work in a moment.
+DATABASE_UNAVAILABLE_MESSAGE = (
+    "The database is busy or cannot be reached, so nothing was saved by this request. Try again in a moment."
+)
+DATABASE_RETRY_AFTER_SECONDS = 5
+logger = logging.getLogger(__name__)
 
 
 # An error repeats what the client sent (unknown keys, bad values): bounded, so a body of a hundred
@@ -69,8 +79,22 @@ def _domain_code(exc: DomainError) -> str:
     return "domain"
 
 
+def database_unavailable_json() -> JsonResponse:
+    """503 with the API's error body for a request the database failed (busy or unreachable)."""
+    response = JsonResponse(error_body("unavailable", DATABASE_UNAVAILABLE_MESSAGE), status=503)
+    response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
+    return response
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Render errors as {"error": {"code", "message", "fields"?}} for DRF and domain errors alike."""
+    if isinstance(exc, OperationalError):
+        logger.warning("database unavailable: %s", exc, exc_info=exc)
+        return Response(
+            error_body("unavailable", DATABASE_UNAVAILABLE_MESSAGE),
+            status=503,
+            headers={"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)},
+        )
     if isinstance(exc, DomainError):
         fields = {exc.field: [exc.message]} if exc.field else None
         return Response(error_body(_domain_code(exc), exc.message, fields), status=exc.status_code)

@@ -2,7 +2,8 @@
 
 Views document their success answers (and the errors special to them); the errors that any request can
 meet (a malformed request, no or bad credentials, no permission, nothing at that id, a body too large,
-throttling) are the same everywhere, so they are added here once, after the schema is generated.
+throttling, a busy or unreachable database) are the same everywhere, so they are added here once, after the
+schema is generated.
 """
 
 ERROR_SCHEMA = {
@@ -28,6 +29,7 @@ COMMON_ERRORS = {
     "405": "This method is not allowed here.",
     "413": "The request body is too large.",
     "429": "Too many requests: wait the seconds in the Retry-After header.",
+    "503": "The database is busy or cannot be reached: nothing was saved; retry after the seconds in Retry-After.",
 }
 
 
