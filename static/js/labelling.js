@@ -489,6 +489,8 @@
         if (response.status === 409) blocked = true;
         const error = new Error(errorMessage(data, "The server answered " + response.status + "; your changes are still on this page."));
         error.body = data;
+        error.status = response.status;
+        error.retryAfter = parseInt(response.headers.get("Retry-After") || "", 10);
         throw error;
       });
     });
@@ -508,9 +510,17 @@
       })
       .catch(function (error) {
         dirty = true;
-        setStatus("Not saved", true);
         showError(error.message);
         markDimensions(error.body);
+        if (error.status === 503) {
+          // The database was busy or unreachable and nothing was saved: try again by itself, as the answer says.
+          const seconds = Math.min(Math.max(error.retryAfter || 5, 1), 60);
+          setStatus("Not saved — trying again in " + seconds + " s", true);
+          window.clearTimeout(timer);
+          timer = window.setTimeout(saveDraft, seconds * 1000);
+        } else {
+          setStatus("Not saved", true);
+        }
         return false;
       })
       .finally(function () { inflight = null; });
