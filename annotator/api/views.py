@@ -21,6 +21,7 @@ from annotator.selectors.labelling import (
     annotation_get_for_user,
     assignment_next_for_rater,
     assignment_page_for_rater,
+    current_round_progress,
     rater_assignment_count,
     rater_progress,
     study_get_with_roles,
@@ -49,11 +50,7 @@ class RaterNextAssignmentApi(APIView):
         study = study_get_with_roles(user=request.user, pk=pk)
         upcoming = assignment_next_for_rater(rater=request.user, study=study)
         rounds = rater_progress(rater=request.user, study=study)
-        current = None
-        if upcoming is not None:
-            current = next((r for r in rounds if r["round_id"] == upcoming.round_pk), None)
-        elif rounds:
-            current = rounds[-1]
+        current = current_round_progress(rounds, upcoming)
         progress = RaterProgressOutputSerializer(current).data if current else None
         assignment = RaterAssignmentOutputSerializer(upcoming).data if upcoming else None
         return Response({"assignment": assignment, "progress": progress})

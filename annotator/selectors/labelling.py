@@ -83,6 +83,14 @@ def rater_progress(*, rater, study: Study) -> list[dict[str, Any]]:
     ]
 
 
+def current_round_progress(rounds: list[dict[str, Any]], upcoming: Assignment | None) -> dict[str, Any] | None:
+    """Of `rater_progress`'s rows, the round of the rater's next issue (a row read with its `round_pk`), or the
+    last round once the queue is done; None without rounds."""
+    if upcoming is not None:
+        return next((row for row in rounds if row["round_id"] == upcoming.round_pk), None)
+    return rounds[-1] if rounds else None
+
+
 def rater_assignment_count(*, rater, study: Study, status: str | None = None) -> int:
     """How many assignments the rater has in the study (optionally in one status), from the counters."""
     statuses = [status] if status else [choice.value for choice in Assignment.Status]
@@ -174,11 +182,7 @@ def rater_queue(
         .order_by("position")
         .first()
     )
-    current = None
-    if upcoming is not None:
-        current = next((r for r in rounds if r["round_id"] == upcoming.round_pk), None)
-    elif rounds:
-        current = rounds[-1]
+    current = current_round_progress(rounds, upcoming)
     drafted = sum(row["drafted"] for row in rounds)
     skipped = sum(row["skipped"] for row in rounds)
     submitted = sum(row["done"] for row in rounds)
