@@ -14,9 +14,10 @@ without reading them again.
 """
 
 from dataclasses import dataclass, field
+from functools import cache
 
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Prefetch
+from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet
 from django.utils import timezone
 
 from annotator.models import (
@@ -160,21 +161,8 @@ def _lock(annotation: Annotation | int, actor, expected_version: int, *, submitt
     pk = annotation if isinstance(annotation, int) else annotation.pk
     if submitting:
         _lock_study_issue(pk)
-    annotations = Annotation.objects.select_for_update(of=("self", "assignment")).select_related(
-        "assignment__study_issue__study__taxonomy_version"
-    )
-    if submitting:
-        # Whether this submit completes the issue: read under the study issue's lock, so every other rater's
-        # submit has committed or waits behind ours. Ours is the one status that changes before the freeze.
-        others = Assignment.objects.filter(study_issue=OuterRef("assignment__study_issue")).exclude(
-            pk=OuterRef("assignment")
-        )
-        annotations = annotations.annotate(
-            others_open=Exists(others.exclude(status=Assignment.Status.SUBMITTED)),
-            first_submitted=Exists(FirstSubmission.objects.filter(annotation=OuterRef("pk"))),
-        )
     try:
-        locked = annotations.get(pk=pk)
+        locked = _locking_query(submitting=submitting).get(pk=pk)
     except Annotation.DoesNotExist:
         raise NotFoundError("No such annotation.") from None
     assignment = locked.assignment
@@ -188,6 +176,29 @@ def _lock(annotation: Annotation | int, actor, expected_version: int, *, submitt
         raise ConflictError(CONFLICT_MESSAGE)
     assignment.rater = actor  # checked above: saves a query for whoever shows the rater's name
     return locked
+
+
+@cache
+def _locking_query(*, submitting: bool) -> QuerySet[Annotation]:
+    """The locking read of `_lock`, built once per process: every request clones it and adds its id.
+
+    Building it (resolving the joins of the related objects and the subqueries' outer references) costs about
+    as much as running it, and it never changes; a clone with one more filter is cheap.
+    """
+    annotations = Annotation.objects.select_for_update(of=("self", "assignment")).select_related(
+        "assignment__study_issue__study__taxonomy_version"
+    )
+    if not submitting:
+        return annotations
+    # Whether this submit completes the issue: read under the study issue's lock, so every other rater's
+    # submit has committed or waits behind ours. Ours is the one status that changes before the freeze.
+    others = Assignment.objects.filter(study_issue=OuterRef("assignment__study_issue")).exclude(
+        pk=OuterRef("assignment")
+    )
+    return annotations.annotate(
+        others_open=Exists(others.exclude(status=Assignment.Status.SUBMITTED)),
+        first_submitted=Exists(FirstSubmission.objects.filter(annotation=OuterRef("pk"))),
+    )
 
 
 def _catalogue(study: Study) -> tuple[dict[str, DimensionInfo], dict[int, CategoryInfo]]:
