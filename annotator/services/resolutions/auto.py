@@ -55,7 +55,8 @@ def resolution_auto_on_freeze(
     over their labels and the study's dimension keys (in display order) and ids, so nothing is read again; it
     also bumps the study's labels version itself, once, as the last write of its transaction.
     """
-    existing = Resolution.objects.select_for_update(of=("self",)).filter(study_issue=locked_issue).first()
+    # order_by(): at most one per issue, and the default ordering (by study issue) would join the study issue.
+    existing = Resolution.objects.select_for_update(of=("self",)).filter(study_issue=locked_issue).order_by().first()
     comparison = compare_labels(raters, dimension_keys=dimension_keys)
     return _auto_write(
         locked_issue=locked_issue,
