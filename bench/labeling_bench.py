@@ -325,7 +325,7 @@ def _existing(n_issues: int) -> dict | None:
 
     if "annotator_study" not in connection.introspection.table_names():
         return None
-    from annotator.models import Assignment, Study
+    from annotator.models import Study
 
     study = Study.objects.filter(name="Benchmark study").first()
     if study is None or study.study_issues.count() != n_issues:
@@ -337,7 +337,9 @@ def _existing(n_issues: int) -> dict | None:
     with stopwatch() as elapsed:
         _analyze()
     phases["VACUUM ANALYZE"] = elapsed[0]
-    submitted = Assignment.objects.filter(study_issue__study=study, status=Assignment.Status.SUBMITTED)
+    with stopwatch() as elapsed:
+        done_a, done_b = _realign(study)
+    phases["rater B set 100 issues ahead of rater A again"] = elapsed[0]
     rater_a = study.members.get(user__username="bench_rater_a").user_id
     from annotator.models import AnnotationValue
 
@@ -345,12 +347,45 @@ def _existing(n_issues: int) -> dict | None:
         "study_id": study.pk,
         "rater_a": rater_a,
         "issues": n_issues,
-        "done_a": submitted.filter(rater_id=rater_a).count(),
-        "done_b": submitted.filter(rater__username="bench_rater_b").count(),
+        "done_a": done_a,
+        "done_b": done_b,
         "labels": AnnotationValue.objects.filter(annotation__assignment__study_issue__study=study).count(),
         "phases": phases,
         "categories": _category_ids(study.taxonomy_version),
     }
+
+
+def _realign(study) -> tuple[int, int]:
+    """Put rater B 100 issues ahead of rater A again, as a new database starts (every run moves A on by its
+    requests, so without this a reused database soon times only submits that do not complete their issue).
+    Returns how many issues A and B have submitted."""
+    from django.contrib.auth import get_user_model
+
+    from annotator.models import Annotation, Assignment
+    from annotator.services.progress import rater_progress_rebuild
+
+    raters = {user.username: user for user in get_user_model().objects.filter(username__startswith="bench_rater_")}
+    submitted = Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
+
+    def done(name: str) -> int:
+        return submitted.filter(rater=raters[name]).count()
+
+    done_a, done_b = done("bench_rater_a"), done("bench_rater_b")
+    if done_b == done_a + 100:
+        return done_a, done_b
+    # Each rater's submitted issues are the first of their queue (they label in queue order): the one behind
+    # submits the next ones in bulk, and the issues both have now submitted are frozen for both.
+    if done_b < done_a + 100:
+        behind, start, target, other = "bench_rater_b", done_b, done_a + 100, done_a
+    else:
+        behind, start, target, other = "bench_rater_a", done_a, done_b - 100, done_b
+    both = min(target, other)
+    _submit_in_bulk(study, raters[behind], target, both_up_to=both, after=start)
+    Annotation.objects.filter(
+        assignment__study=study, assignment__position__gt=start, assignment__position__lte=both
+    ).update(frozen=True)
+    rater_progress_rebuild(study=study)
+    return done("bench_rater_a"), done("bench_rater_b")
 
 
 def _analyze() -> None:
@@ -372,8 +407,8 @@ def _category_ids(version) -> dict[str, list[int]]:
     return ids
 
 
-def _submit_in_bulk(study, rater, up_to: int, *, both_up_to: int) -> int:
-    """What `annotation_submit` leaves behind for the rater's first `up_to` issues, written in bulk.
+def _submit_in_bulk(study, rater, up_to: int, *, both_up_to: int, after: int = 0) -> int:
+    """What `annotation_submit` leaves behind for the rater's issues `after` + 1 to `up_to`, written in bulk.
 
     Set-based UPDATEs (one submit time for all: the order among them does not matter here) and
     four label rows per annotation. History rows are not written: nothing measured reads them.
@@ -390,7 +425,7 @@ def _submit_in_bulk(study, rater, up_to: int, *, both_up_to: int) -> int:
     ).values_list("dimension_id", "pk"):
         categories.setdefault(dimension_id, []).append(pk)
     at = datetime.now(UTC) - timedelta(days=1)
-    mine = Assignment.objects.filter(rater=rater, study=study, position__lte=up_to)
+    mine = Assignment.objects.filter(rater=rater, study=study, position__gt=after, position__lte=up_to)
     with transaction.atomic():
         mine.update(status=Assignment.Status.SUBMITTED, started_at=at, submitted_at=at)
         annotations = Annotation.objects.filter(assignment__in=mine.values("pk"))
