@@ -34,7 +34,7 @@ from annotator.permissions import can_see_all_labels
 from annotator.selectors.studies import study_dimension_ids
 from annotator.services.agreement.version import study_labels_changed
 from annotator.services.first_submissions import first_submission_record
-from annotator.services.history import annotation_history_record, annotation_snapshot
+from annotator.services.history import annotation_history_entry, annotation_history_record, annotation_snapshot
 from annotator.services.progress import rater_progress_move
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
 from taxonomy.catalogue import CategoryInfo, DimensionInfo, version_catalogue
@@ -230,8 +230,9 @@ def _save(
     dimensions: dict[str, DimensionInfo],
     status: str,
     action: str,
-) -> None:
-    """Write the new labels and fields, the assignment's status and counter, and the history entry."""
+) -> AnnotationHistory:
+    """Write the new labels and fields, the assignment's status and counter; return the history entry of the
+    change, for the caller to write (a submit that freezes the issue writes it with the freeze's entries)."""
     old = list(
         AnnotationValue.objects.filter(annotation=annotation)
         .order_by()
@@ -273,7 +274,7 @@ def _save(
             setattr(assignment, name, times[name])
         assignment.save(update_fields=["status", "skip_reason", *unset])
     rater_progress_move(assignment=assignment, old=old_status, new=status)
-    annotation_history_record(
+    return annotation_history_entry(
         annotation=annotation,
         actor=actor,
         action=action,
@@ -295,7 +296,7 @@ def annotation_save_draft(
         raise ConflictError("This annotation is already submitted; change it and submit again to revise it.")
     dimensions, categories = _catalogue(locked.assignment.study_issue.study)
     chosen, fields = _clean(data, dimensions, categories)
-    _save(
+    entry = _save(
         locked,
         actor=actor,
         chosen=chosen,
@@ -305,6 +306,7 @@ def annotation_save_draft(
         status=Assignment.Status.DRAFTED,
         action=AnnotationHistory.Action.DRAFT,
     )
+    entry.save(force_insert=True)
     return locked
 
 
@@ -320,7 +322,7 @@ def annotation_submit(
     chosen, fields = _clean(data, dimensions, categories)
     _require_complete(chosen, fields, dimensions)
     revising = locked.submitted_at is not None
-    _save(
+    entry = _save(
         locked,
         actor=actor,
         chosen=chosen,
@@ -338,15 +340,25 @@ def annotation_submit(
             already_recorded=locked.first_submitted,
         )
     # The last rater of the issue to submit freezes it; a single-coded issue's one rater is the last.
-    if not locked.others_open:
-        _freeze(study_issue=study_issue, submitted=locked, actor=actor, dimensions=dimensions)
+    if locked.others_open:
+        entry.save(force_insert=True)
+    else:
+        _freeze(study_issue=study_issue, submitted=locked, actor=actor, dimensions=dimensions, submit_entry=entry)
     study_labels_changed(study_id=study_issue.study_id)
     return locked
 
 
-def _freeze(*, study_issue: StudyIssue, submitted: Annotation, actor, dimensions: dict[str, DimensionInfo]) -> None:
+def _freeze(
+    *,
+    study_issue: StudyIssue,
+    submitted: Annotation,
+    actor,
+    dimensions: dict[str, DimensionInfo],
+    submit_entry: AnnotationHistory,
+) -> None:
     """Freeze every annotation of the issue (all its raters have submitted) and write its adjudication record
-    from their labels, as resolution_auto would. `submitted` (already locked) gets its new state."""
+    from their labels, as resolution_auto would. `submitted` (already locked) gets its new state; the history
+    entry of its submit is written first, in the INSERT of the freeze's entries."""
     # Imported here: the resolution services reopen annotations through this module.
     from annotator.services.resolutions import RaterLabels, resolution_auto_on_freeze
 
@@ -382,13 +394,13 @@ def _freeze(*, study_issue: StudyIssue, submitted: Annotation, actor, dimensions
                 after={**before, "frozen": True, "version": version},
             )
         )
+    AnnotationHistory.objects.bulk_create([submit_entry, *history])
     if not history:
         return
     # One UPDATE for every rater's annotation; each keeps its own version, bumped under the row locks above.
     Annotation.objects.filter(pk__in=[entry.annotation_id for entry in history]).update(
         frozen=True, version=F("version") + 1, updated_at=now
     )
-    AnnotationHistory.objects.bulk_create(history)
     if any(entry.annotation_id == submitted.pk for entry in history):
         submitted.frozen, submitted.version, submitted.updated_at = True, submitted.version + 1, now
     resolution_auto_on_freeze(

@@ -29,12 +29,21 @@ def annotation_snapshot(annotation: Annotation, *, values: dict[str, list[int]] 
     }
 
 
+def annotation_history_entry(
+    *, annotation: Annotation, actor, action: str, before: dict[str, Any], after: dict[str, Any]
+) -> AnnotationHistory:
+    """The history entry of a change, not yet written (a caller writing several writes them in one INSERT)."""
+    return AnnotationHistory(
+        annotation=annotation, actor=actor, action=action, version=annotation.version, before=before, after=after
+    )
+
+
 def annotation_history_record(
     *, annotation: Annotation, actor, action: str, before: dict[str, Any], after: dict[str, Any]
 ) -> AnnotationHistory:
-    return AnnotationHistory.objects.create(
-        annotation=annotation, actor=actor, action=action, version=annotation.version, before=before, after=after
-    )
+    entry = annotation_history_entry(annotation=annotation, actor=actor, action=action, before=before, after=after)
+    entry.save(force_insert=True)
+    return entry
 
 
 def resolution_snapshot(resolution: Resolution, *, labels: Labels | None = None) -> dict[str, Any]:

@@ -48,8 +48,29 @@ def test_autosave_submit_and_the_freeze_stay_within_their_statements(world, user
     )
     # Today's counts, as the ceiling: an autosave that writes labels, one that changes the note only (no label
     # row is written), a submit that leaves the issue open, and the one that completes it (the freeze of both
-    # annotations and the adjudication record).
+    # annotations and the adjudication record: the submit's history entry goes in with the freeze's, in one INSERT).
     assert len(first) <= 9, first
     assert len(note_only) <= 8 and not any("annotationvalue" in sql and "SELECT" not in sql for sql in note_only)
     assert len(submit) <= 15, submit
-    assert len(completing) <= 23, completing
+    assert len(completing) <= 22, completing
+    assert sum('INSERT INTO "annotator_annotationhistory"' in sql for sql in completing) == 1, completing
+
+
+def test_the_completing_submit_records_the_submit_before_the_freeze(world, users):
+    from annotator.models import AnnotationHistory
+
+    rater_a, rater_b = users["rater_a"], users["rater_b"]
+    a, b = world.a.annotation, world.b.annotation
+    annotation_submit(annotation=a.pk, actor=rater_a, data=complete_input(world), expected_version=1)
+    annotation_submit(annotation=b.pk, actor=rater_b, data=complete_input(world), expected_version=1)
+
+    entries = list(AnnotationHistory.objects.filter(annotation__in=[a, b]).order_by("pk"))
+    assert [(e.annotation_id, e.action, e.version) for e in entries] == [
+        (a.pk, "submit", 2),
+        (b.pk, "submit", 2),
+        (a.pk, "freeze", 3),
+        (b.pk, "freeze", 3),
+    ]
+    submit_b, freeze_b = entries[1], entries[3]
+    assert submit_b.after["frozen"] is False and freeze_b.before == submit_b.after
+    assert freeze_b.after == {**submit_b.after, "frozen": True, "version": 3}

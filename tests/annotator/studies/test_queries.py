@@ -161,8 +161,8 @@ def test_the_submit_that_completes_an_issue_costs_a_fixed_number_of_queries(user
     small, large = _freezing_submit_count(users, 3), _freezing_submit_count(users, 30)
     assert small == large, (small, large)
     # savepoint; the study issue, locked; lock + read (with whether a first submission exists); the old labels
-    # (none); the new labels; the annotation; the assignment; its progress counter; the history entry; the first
-    # submission (record, labels); then the freeze: every rater's annotation, locked, and their labels; one UPDATE
-    # freezing them; their history entries (one INSERT); the resolution (none yet), its INSERT, its final labels'
-    # rows (one INSERT) and its history entry; the study's labels version; release.
-    assert small == 21, small
+    # (none); the new labels; the annotation; the assignment; its progress counter; the first submission (record,
+    # labels); then the freeze: every rater's annotation, locked, and their labels; one UPDATE freezing them; the
+    # submit's and the freeze's history entries (one INSERT); the resolution (none yet), its INSERT, its final
+    # labels' rows (one INSERT) and its history entry; the study's labels version; release.
+    assert small == 20, small
