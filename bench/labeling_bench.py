@@ -61,7 +61,7 @@ LABEL_STUDIO = {
     "sqlite": {"list": (81, None), "annotate": (44, None)},
 }
 FINDINGS = """\
-What the rater's requests cost, and how they are written (2026-12-01):
+What the rater's requests cost, and how they are written (2026-12-01, revised 2026-12-03):
 
 - Save and submit are plain ORM code in annotator/services/annotations.py: the annotation is locked and read
   with its assignment, study issue, study and taxonomy version in one SELECT ... FOR UPDATE (a submit locks
@@ -70,6 +70,9 @@ What the rater's requests cost, and how they are written (2026-12-01):
   saved with update_fields, the progress counter moves with one UPDATE with F(); a freeze locks the issue's
   annotations, freezes them with one UPDATE and writes their history with one bulk INSERT. Every statement is
   compiled by the ORM on each request; nothing is prepared on the server, so a transaction-mode pooler works.
+  The one statement whose building cost as much as running it, the submit's locking read (two subqueries with
+  outer references), is built once per process and cloned per request: in-process, paired, a submit's service
+  time went from 7.6 to 7.0 ms (2026-12-03).
   The hand-written SQL layer it replaces (prepared statements, vendor branches, a hand-built copy of the
   serializer's output) saved a few milliseconds per write and is gone.
 - The models' default orderings follow foreign keys (e.g. a label's ordering joins its dimension, taxonomy
@@ -90,13 +93,48 @@ What the rater's requests cost, and how they are written (2026-12-01):
   openpyxl, which loads numpy, when it opens a workbook; RapidFuzz loads where labels are cleaned, RE2 where a
   fix's files are mapped to components). tests/config/test_worker_imports.py holds a worker to that after
   next, drafts, submits, the labelling and queue pages. The runs above use the development install; with
-  the production one (requirements.txt only, as the image has it) master and three workers held 306 MiB of
-  RSS and 251 MiB PSS on 2026-12-02.
+  the production one (requirements.txt only, as the image has it) master and three workers held 301 MiB of
+  RSS and 246 MiB PSS on 2026-12-03. RSS counts the pages the processes share (the interpreter, the
+  libraries' code) once in each of them; PSS splits them, and is what the four hold together. Of the rest,
+  a worker spends about 4 MiB on Django's test client and unittest, which drf-spectacular imports through
+  DRF's test module when the schema decorators load.
 
 Run to run, the medians move by 10 to 20% on this shared machine (more when other jobs load it: see the load
 averages with each run). Two runs 30 seconds apart on 2026-12-02, the same code and database: next 11.5 and
 9.2 ms, save 13.3 and 10.7, submit 18.0 and 15.0, queue page 14.1 and 11.8, with the bare endpoints at 3.9/4.4
-and 2.8/3.2 ms. Submit, the farthest from its target, misses it by less than 2x, where the plain ORM stays.
+and 2.8/3.2 ms.
+
+Save meets its target on a quiet machine (9.3 and 9.8 ms in the two quietest runs of 2026-12-03, the bare GET
+endpoint at 2.8 ms in both) and misses it when the machine is busy; submit misses it in every run, by less
+than 2x, where the plain ORM stays. A submit is two requests in one. A submit while the other rater is still
+labelling runs 15 statements; the submit that completes the issue (in a two-rater study, every second one)
+also locks the other rater's annotation, freezes both, writes their history and the adjudication record with
+its values and history: 22 statements as tests/annotator/studies/test_annotation_statements.py counts them
+(the submit's history entry goes in with the freeze's), 4 to 11 ms more. Measured in-process on 2026-12-03, an
+open submit spends about 7 ms waiting on the driver (a bare `SELECT 1` round trip is 0.09 ms here; the rest is
+PostgreSQL parsing and planning each statement anew, 0.1 to 0.3 ms for the joined ones, and executing it) and
+about 5 ms in Python (the ORM building and compiling the statements and making model objects, DRF, the session
+and throttle lookups in Redis). All the statements are needed: the append-only records (history, first
+submission, adjudication record), the progress counter, and the labels version the agreement report is cached
+on. On SQLite, with no round trips, the same code meets both write targets (see its table). Runs on a reused
+database before 2026-12-03 timed only the first kind (every run moved rater A on, past rater B): the benchmark
+now sets B 100 issues ahead again first, so every run times 120 of one and 80 of the other.
+
+Six runs of the current code on 2026-12-03, back to back with the tests in between, server medians in ms
+(the table above is run 2; as the machine got busier, the floor shows it):
+
+| run | next | save | submit (open / completing) | queue page | floor GET / PUT |
+| --- | ---: | ---: | ---: | ---: | ---: |
+| 1 | 10.9 | 13.3 | 19.5 (16.9 / 24.5) | 12.3 | 3.9 / 4.2 |
+| 2 | 9.1 | 10.9 | 14.7 (12.4 / 23.8) | 10.2 | 3.4 / 3.5 |
+| 3 | 9.1 | 11.4 | 16.6 (14.8 / 18.9) | 10.2 | 3.3 / 3.8 |
+| 4 | 11.1 | 13.7 | 20.7 (18.6 / 24.1) | 12.5 | 4.0 / 4.6 |
+| 5 | 16.7 | 20.6 | 31.9 (29.0 / 39.9) | 17.5 | 6.1 / 7.4 |
+| 6 | 15.3 | 18.2 | 29.0 (24.3 / 38.6) | 16.1 | 5.4 / 6.2 |
+
+Earlier the same day, before the completing submit's two history INSERTs became one, a run on the quiet
+machine (floor 2.8 / 3.0) gave next 7.6, save 9.3, submit 13.6 (11.7 / 17.8) and queue page 8.8 ms: next,
+save and the queue page within their targets, submit 1.13 times its target.
 
 The driver, measured 2026-12-02 with three runs back to back on the same kept database (load average about 1
 in each, from other jobs on the machine), the app unchanged but for the driver: psycopg2-binary 2.9.13 (what the
