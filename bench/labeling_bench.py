@@ -469,6 +469,8 @@ def _submit_in_bulk(study, rater, up_to: int, *, both_up_to: int, after: int = 0
         annotations = Annotation.objects.filter(assignment__in=mine.values("pk"))
         annotations.update(submitted_at=at, version=2, time_spent_seconds=120)
         annotations.filter(assignment__position__lte=both_up_to).update(frozen=True, version=3)
+        # A draft among them (a reused database) keeps no labels of its own: each gets exactly four.
+        AnnotationValue.objects.filter(annotation__in=annotations).delete()
         values = [
             AnnotationValue(annotation_id=annotation_pk, dimension_id=dimension_id, category_id=rng.choice(pks))
             for annotation_pk in annotations.values_list("pk", flat=True).iterator(chunk_size=10_000)

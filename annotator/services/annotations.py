@@ -34,7 +34,12 @@ from annotator.permissions import can_see_all_labels
 from annotator.selectors.studies import study_dimension_ids
 from annotator.services.agreement.version import study_labels_changed
 from annotator.services.first_submissions import first_submission_record
-from annotator.services.history import annotation_history_entry, annotation_history_record, annotation_snapshot
+from annotator.services.history import (
+    annotation_history_entry,
+    annotation_history_record,
+    annotation_history_write,
+    annotation_snapshot,
+)
 from annotator.services.progress import rater_progress_move
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
 from taxonomy.catalogue import CategoryInfo, DimensionInfo, version_catalogue
@@ -306,7 +311,7 @@ def annotation_save_draft(
         status=Assignment.Status.DRAFTED,
         action=AnnotationHistory.Action.DRAFT,
     )
-    entry.save(force_insert=True)
+    annotation_history_write([entry])
     return locked
 
 
@@ -341,7 +346,7 @@ def annotation_submit(
         )
     # The last rater of the issue to submit freezes it; a single-coded issue's one rater is the last.
     if locked.others_open:
-        entry.save(force_insert=True)
+        annotation_history_write([entry])
     else:
         _freeze(study_issue=study_issue, submitted=locked, actor=actor, dimensions=dimensions, submit_entry=entry)
     study_labels_changed(study_id=study_issue.study_id)
@@ -394,7 +399,7 @@ def _freeze(
                 after={**before, "frozen": True, "version": version},
             )
         )
-    AnnotationHistory.objects.bulk_create([submit_entry, *history])
+    annotation_history_write([submit_entry, *history])
     if not history:
         return
     # One UPDATE for every rater's annotation; each keeps its own version, bumped under the row locks above.

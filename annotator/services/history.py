@@ -38,11 +38,16 @@ def annotation_history_entry(
     )
 
 
+def annotation_history_write(entries: list[AnnotationHistory]) -> None:
+    """Append entries made by annotation_history_entry, in their order, in one INSERT."""
+    AnnotationHistory.objects.bulk_create(entries)
+
+
 def annotation_history_record(
     *, annotation: Annotation, actor, action: str, before: dict[str, Any], after: dict[str, Any]
 ) -> AnnotationHistory:
     entry = annotation_history_entry(annotation=annotation, actor=actor, action=action, before=before, after=after)
-    entry.save(force_insert=True)
+    annotation_history_write([entry])
     return entry
 
 

@@ -52,8 +52,9 @@ def resolution_auto_on_freeze(
     """What resolution_auto does, for the submit that has just frozen the issue (the hot path).
 
     The caller holds the study issue's lock, has frozen every rater's submitted annotation and hands
-    over their labels and the study's dimension keys (in display order) and ids, so nothing is read again; it
-    also bumps the study's labels version itself, once, as the last write of its transaction.
+    over their labels and the study's dimension keys (in display order) and ids, so nothing is read again. The
+    caller bumps the study's labels version, once, as the last write of its transaction (resolution_auto does it
+    itself).
     """
     # order_by(): at most one per issue, and the default ordering (by study issue) would join the study issue.
     existing = Resolution.objects.select_for_update(of=("self",)).filter(study_issue=locked_issue).order_by().first()
