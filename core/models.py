@@ -26,7 +26,8 @@ class AuditEntry(models.Model):
     """An append-only record of one change: who, when, at which version, and the state before and after.
 
     Subclasses add the foreign key to what changed and an `action` field with their own choices.
-    Only services write these; nothing updates or deletes them.
+    Only services write these; nothing updates or deletes them, and the database refuses an update of a
+    subclass's rows (a trigger its app's migrations create; tests/annotator/test_append_only_tables.py).
     """
 
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")

@@ -142,6 +142,17 @@ def test_revising_a_resolution_is_recorded_as_a_revision(world, users, disputed)
     assert actions == ["auto", "record", "revise"]
 
 
+def test_the_database_refuses_to_change_an_entry_of_a_decisions_history(world, users, disputed):
+    from django.db import IntegrityError, transaction
+
+    resolution = decide(world, users, disputed)
+    entry = ResolutionHistory.objects.filter(resolution=resolution).latest("id")
+    with pytest.raises(IntegrityError, match="never changed"), transaction.atomic():
+        ResolutionHistory.objects.filter(pk=entry.pk).update(after={"values": {}}, actor=users["owner"])
+    unchanged = ResolutionHistory.objects.get(pk=entry.pk)
+    assert (unchanged.after, unchanged.actor_id) == (entry.after, users["adjudicator"].pk)
+
+
 def test_a_disputed_dimension_must_be_decided(world, users, disputed):
     with pytest.raises(DomainError, match="Choose the final category for Root Cause"):
         decide(world, users, disputed, values={})

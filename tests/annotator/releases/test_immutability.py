@@ -73,12 +73,14 @@ def test_the_unversioned_addresses_follow_the_latest_visible_release(published, 
     assert client.get(f"/api/v1/public/studies/{slug}/dataset/?format=csv").content == two
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the guard is a PostgreSQL trigger")
 @pytest.mark.parametrize("model", [Release, ReleaseFile, ReleaseVisibilityChange])
 @pytest.mark.parametrize("verb", ["update", "delete"])
-def test_postgresql_refuses_to_change_or_delete_a_release(published, users, model, verb):
+def test_the_database_refuses_to_change_or_delete_a_release(published, users, model, verb):
     from annotator.services.publication import study_unpublish
 
+    if verb == "delete" and connection.vendor != "postgresql":
+        # annotator/migrations/0023: SQLite empties its tables with DELETE, so it guards updates only.
+        pytest.skip("PostgreSQL refuses deletes; SQLite refuses updates only")
     study_unpublish(study=published.study, actor=users["owner"])
     rows = model.objects.all()
     with pytest.raises(DatabaseError, match="never changed"), transaction.atomic():

@@ -290,14 +290,11 @@ def test_a_resubmit_after_a_send_back_leaves_the_first_submission(world, users):
     assert _first_submission(b) == first_b
 
 
-@pytest.mark.postgres
 def test_the_database_refuses_to_change_a_first_submission(world, users):
-    from django.db import IntegrityError, connection, transaction
+    from django.db import IntegrityError, transaction
 
     from annotator.models import FirstSubmission, FirstSubmissionValue
 
-    if connection.vendor != "postgresql":
-        pytest.skip("the guard is a PostgreSQL trigger; on SQLite the services are the only writers")
     annotation_submit(
         annotation=world.a.annotation, actor=users["rater_a"], data=complete_input(world), expected_version=1
     )
@@ -308,6 +305,19 @@ def test_the_database_refuses_to_change_a_first_submission(world, users):
         FirstSubmissionValue.objects.filter(first_submission=first).update(category=world.cats["symptom"][2])
     first.refresh_from_db()
     assert first.note == ""
+
+
+def test_the_database_refuses_to_change_an_entry_of_an_annotations_history(world, users):
+    from django.db import IntegrityError, transaction
+
+    annotation_submit(
+        annotation=world.a.annotation, actor=users["rater_a"], data=complete_input(world), expected_version=1
+    )
+    entry = AnnotationHistory.objects.get(annotation=world.a.annotation)
+    with pytest.raises(IntegrityError, match="never changed"), transaction.atomic():
+        AnnotationHistory.objects.filter(pk=entry.pk).update(after={"values": {}}, actor=users["owner"])
+    assert AnnotationHistory.objects.get(pk=entry.pk).after == entry.after
+    assert AnnotationHistory.objects.get(pk=entry.pk).actor_id == users["rater_a"].pk
 
 
 @pytest.mark.parametrize("service", [annotation_save_draft, annotation_submit])

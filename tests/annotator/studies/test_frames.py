@@ -246,10 +246,8 @@ def test_the_search_date_range_counts_whole_days():
 
 @pytest.mark.django_db
 def test_a_recorded_frame_cannot_be_rewritten_in_the_database(users):
-    from django.db import IntegrityError, connection, transaction
+    from django.db import IntegrityError, transaction
 
-    if connection.vendor != "postgresql":
-        pytest.skip("the guard is a PostgreSQL trigger; on SQLite the services are the only writers")
     repo = RepositoryFactory(name="guarded")
     IssueFactory.create_batch(2, repository=repo)
     study = _study(users, frame=FrameSpec(kind="repositories", repository_ids=(repo.pk,)))
