@@ -50,6 +50,14 @@ class TaxonomyVersionFactory(factory.django.DjangoModelFactory):
         )
 
 
+def published(version: TaxonomyVersion) -> TaxonomyVersion:
+    """Publish a version built in a test (after its dimensions and categories: the database refuses rows added
+    to a published version), without the publishing service's checks."""
+    version.status, version.published_at = TaxonomyVersion.Status.PUBLISHED, timezone.now()
+    version.save(update_fields=["status", "published_at", "updated_at"])
+    return version
+
+
 class DimensionFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Dimension
@@ -66,3 +74,18 @@ class CategoryFactory(factory.django.DjangoModelFactory):
     dimension = factory.SubFactory(DimensionFactory)
     code = factory.Sequence(lambda n: f"category-{n}")
     name = factory.LazyAttribute(lambda c: c.code.replace("-", " "))
+
+
+def make_bugs_taxonomy() -> TaxonomyVersion:
+    """A published taxonomy 'bugs': cause (crash, hang, wrong result; alias 'freeze' for hang) and
+    fix (multi-valued: fix config, fix code)."""
+    taxonomy = Taxonomy.objects.create(slug="bugs", name="Bugs")
+    version = TaxonomyVersion.objects.create(taxonomy=taxonomy, number=1)
+    cause = Dimension.objects.create(version=version, key="cause", name="Cause", order=0)
+    fix = Dimension.objects.create(version=version, key="fix", name="Fix", order=1, multi_valued=True)
+    Category.objects.create(dimension=cause, code="crash", name="Crash")
+    Category.objects.create(dimension=cause, code="hang", name="Hang", aliases=["freeze"])
+    Category.objects.create(dimension=cause, code="wrong-result", name="Wrong result")
+    Category.objects.create(dimension=fix, code="fix-config", name="fix config")
+    Category.objects.create(dimension=fix, code="fix-code", name="fix code")
+    return published(version)

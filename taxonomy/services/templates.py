@@ -101,12 +101,11 @@ def taxonomy_template_record_load(
     for field in ("name", "description", "citation", "license", "attribution"):
         setattr(taxonomy, field, getattr(record, field))
     taxonomy.save()
-    published = status == TaxonomyVersion.Status.PUBLISHED
+    # Filled as a draft and then published: the database refuses rows added to a published version.
     version = TaxonomyVersion.objects.create(
         taxonomy=taxonomy,
         number=(latest.number + 1) if latest else 1,
-        status=status,
-        published_at=timezone.now() if published else None,
+        status=TaxonomyVersion.Status.DRAFT,
         changelog=record.changelog,
         based_on=latest,
         source=source_name,
@@ -127,6 +126,9 @@ def taxonomy_template_record_load(
         for d in record.dimensions
     )
     category_count = _create_categories(record, dimensions, lineage=_lineage_of(latest))
+    if status == TaxonomyVersion.Status.PUBLISHED:
+        version.status, version.published_at = status, timezone.now()
+        version.save(update_fields=["status", "published_at", "updated_at"])
     return TemplateLoadResult(
         version=version, created=True, dimension_count=len(dimensions), category_count=category_count
     )

@@ -8,6 +8,7 @@ import pytest
 
 from tests.annotator.github.fake_github import FakeGitHub
 from tests.annotator.sheets_import.csv_files import HEADER, write_csv
+from tests.factories import make_bugs_taxonomy
 
 
 @pytest.fixture
@@ -26,24 +27,7 @@ def github_settings(settings, fake_github):
 
 @pytest.fixture
 def bugs_taxonomy(db):
-    """A published taxonomy 'bugs': cause (crash, hang, wrong result; alias 'freeze' for hang) and
-    fix (multi-valued: fix config, fix code)."""
-    from django.utils import timezone
-
-    from taxonomy.models import Category, Dimension, Taxonomy, TaxonomyVersion
-
-    taxonomy = Taxonomy.objects.create(slug="bugs", name="Bugs")
-    version = TaxonomyVersion.objects.create(
-        taxonomy=taxonomy, number=1, status="published", published_at=timezone.now()
-    )
-    cause = Dimension.objects.create(version=version, key="cause", name="Cause", order=0)
-    fix = Dimension.objects.create(version=version, key="fix", name="Fix", order=1, multi_valued=True)
-    Category.objects.create(dimension=cause, code="crash", name="Crash")
-    Category.objects.create(dimension=cause, code="hang", name="Hang", aliases=["freeze"])
-    Category.objects.create(dimension=cause, code="wrong-result", name="Wrong result")
-    Category.objects.create(dimension=fix, code="fix-config", name="fix config")
-    Category.objects.create(dimension=fix, code="fix-code", name="fix code")
-    return version
+    return make_bugs_taxonomy()
 
 
 @pytest.fixture

@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 from django.urls import reverse
-from django.utils import timezone
 from openpyxl import Workbook
 from playwright.sync_api import expect
 
 from annotator.models import Annotation, Study, StudyIssue
-from taxonomy.models import Category, Dimension, Taxonomy, TaxonomyVersion
 from tests.annotator.studies.factories import make_owner
+from tests.factories import make_bugs_taxonomy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -52,22 +51,6 @@ def media(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
 
 
-def _bugs_taxonomy() -> TaxonomyVersion:
-    """A published taxonomy 'bugs': cause (crash, hang, wrong result) and a multi-valued fix."""
-    taxonomy = Taxonomy.objects.create(slug="bugs", name="Bugs")
-    version = TaxonomyVersion.objects.create(
-        taxonomy=taxonomy, number=1, status="published", published_at=timezone.now()
-    )
-    cause = Dimension.objects.create(version=version, key="cause", name="Cause", order=0)
-    fix = Dimension.objects.create(version=version, key="fix", name="Fix", order=1, multi_valued=True)
-    Category.objects.create(dimension=cause, code="crash", name="Crash")
-    Category.objects.create(dimension=cause, code="hang", name="Hang")
-    Category.objects.create(dimension=cause, code="wrong-result", name="Wrong result")
-    Category.objects.create(dimension=fix, code="fix-config", name="fix config")
-    Category.objects.create(dimension=fix, code="fix-code", name="fix code")
-    return version
-
-
 def _rater_workbook(path: Path, sheet: str, labels: list[tuple[str, str]]) -> Path:
     """One rater's .xlsx: a sheet named after the rater, a header row, one row per issue."""
     workbook = Workbook()
@@ -97,7 +80,7 @@ def _causes(study: Study, rater: str) -> list[str]:
 
 def test_an_owner_imports_two_rater_workbooks_through_the_wizard(live_server, new_context, login, screenshot, tmp_path):
     owner = make_owner("owner")
-    _bugs_taxonomy()
+    make_bugs_taxonomy()
     files = [
         _rater_workbook(tmp_path / "alice.xlsx", "alice", ALICE),
         _rater_workbook(tmp_path / "bob.xlsx", "bob", BOB),

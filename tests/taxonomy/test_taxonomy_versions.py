@@ -7,7 +7,7 @@ from core.errors import ConflictError, DomainError
 from taxonomy.errors import VersionImmutableError
 from taxonomy.models import Category, Dimension, TaxonomyVersion
 from taxonomy.services import version_delete, version_ensure_draft, version_publish
-from tests.factories import CategoryFactory, DimensionFactory, TaxonomyVersionFactory
+from tests.factories import CategoryFactory, DimensionFactory, TaxonomyVersionFactory, published
 from tests.taxonomy.factories import build_tree
 
 pytestmark = pytest.mark.django_db
@@ -33,21 +33,23 @@ def test_publishing_a_draft_makes_it_published():
 
 
 def test_a_published_version_cannot_be_published_again():
-    published = TaxonomyVersionFactory(published=True)
-    CategoryFactory(dimension=DimensionFactory(version=published))
-    before = snapshot(published)
+    version = TaxonomyVersionFactory()
+    CategoryFactory(dimension=DimensionFactory(version=version))
+    published(version)
+    before = snapshot(version)
     with pytest.raises(VersionImmutableError, match="is published and cannot change"):
-        version_publish(version=published)
-    assert snapshot(published) == before
+        version_publish(version=version)
+    assert snapshot(version) == before
 
 
 def test_a_published_version_cannot_be_deleted():
-    published = TaxonomyVersionFactory(published=True)
-    build_tree(DimensionFactory(version=published), roots=2, children=2, grandchildren=2)
-    before = snapshot(published)
+    version = TaxonomyVersionFactory()
+    build_tree(DimensionFactory(version=version), roots=2, children=2, grandchildren=2)
+    published(version)
+    before = snapshot(version)
     with pytest.raises(VersionImmutableError):
-        version_delete(version=published)
-    assert snapshot(published) == before
+        version_delete(version=version)
+    assert snapshot(version) == before
 
 
 def test_the_edit_guard_refuses_published_versions_and_accepts_drafts():

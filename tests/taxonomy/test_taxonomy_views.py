@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from taxonomy.services import taxonomy_template_load
-from tests.factories import CategoryFactory, DimensionFactory, TaxonomyFactory, TaxonomyVersionFactory
+from tests.factories import CategoryFactory, DimensionFactory, TaxonomyFactory, TaxonomyVersionFactory, published
 from tests.taxonomy.factories import build_tree
 
 pytestmark = pytest.mark.django_db
@@ -75,9 +75,10 @@ def test_other_versions_are_linked(client_as, gu):
 
 @pytest.mark.parametrize("size", [1, 6])
 def test_the_version_page_query_count_does_not_grow_with_the_tree(client_as, django_assert_max_num_queries, size):
-    version = TaxonomyVersionFactory(published=True, taxonomy=TaxonomyFactory(slug="big"))
+    version = TaxonomyVersionFactory(taxonomy=TaxonomyFactory(slug="big"))
     for d in range(size):
         build_tree(DimensionFactory(version=version, order=d), roots=size, children=size, grandchildren=size)
+    published(version)
     client = client_as("rater_a")
     with django_assert_max_num_queries(7):
         response = client.get(version_url("big", version.number))
