@@ -105,8 +105,9 @@ averages with each run). Two runs 30 seconds apart on 2026-12-02, the same code 
 and 2.8/3.2 ms.
 
 Save meets its target on a quiet machine (9.3 and 9.8 ms in the two quietest runs of 2026-12-03, the bare GET
-endpoint at 2.8 ms in both) and misses it when the machine is busy; submit misses it in every run, by less
-than 2x, where the plain ORM stays. A submit is two requests in one. A submit while the other rater is still
+endpoint at 2.8 ms in both; 9.0 and 8.3 ms in the two runs of 2026-12-04) and misses it when the machine is
+busy; submit misses it in every run so far, by less than 2x, where the plain ORM stays (12.1 ms in the
+quietest, the table above). A submit is two requests in one. A submit while the other rater is still
 labelling runs 15 statements; the submit that completes the issue (in a two-rater study, every second one)
 also locks the other rater's annotation, freezes both, writes their history and the adjudication record with
 its values and history: 22 statements as tests/annotator/studies/test_annotation_statements.py counts them
@@ -121,7 +122,7 @@ database before 2026-12-03 timed only the first kind (every run moved rater A on
 now sets B 100 issues ahead again first, so every run times 120 of one and 80 of the other.
 
 Six runs of the current code on 2026-12-03, back to back with the tests in between, server medians in ms
-(the table above is run 2; as the machine got busier, the floor shows it):
+(as the machine got busier, the floor shows it):
 
 | run | next | save | submit (open / completing) | queue page | floor GET / PUT |
 | --- | ---: | ---: | ---: | ---: | ---: |
@@ -135,6 +136,11 @@ Six runs of the current code on 2026-12-03, back to back with the tests in betwe
 Earlier the same day, before the completing submit's two history INSERTs became one, a run on the quiet
 machine (floor 2.8 / 3.0) gave next 7.6, save 9.3, submit 13.6 (11.7 / 17.8) and queue page 8.8 ms: next,
 save and the queue page within their targets, submit 1.13 times its target.
+
+Two runs of 2026-12-04 on a quiet machine, back to back, the code of the table above (database guards on the
+append-only tables added since: they fire on updates, which a submit does not send to those tables): floor
+2.6 / 2.8 and 2.3 / 2.6 ms; next 7.4 and 6.9, save 9.0 and 8.3, submit 13.5 (11.8 / 16.3) and 12.1
+(10.8 / 15.4), queue page 8.9 and 8.1 ms. The second is the table above.
 
 The driver, measured 2026-12-02 with three runs back to back on the same kept database (load average about 1
 in each, from other jobs on the machine), the app unchanged but for the driver: psycopg2-binary 2.9.13 (what the
