@@ -15,6 +15,7 @@ $PY bench/fix_details_bench.py --db-name taxonomist_fixbench
 $PY bench/labeling_bench.py --db-name taxonomist_lbench --cache-url "${BENCH_CACHE_URL:-}"
 $PY bench/agreement_page_bench.py --db-name taxonomist_agreement_bench
 $PY bench/export_bench.py --db-name taxonomist_exp_bench
+$PY bench/taxonomy_guard_bench.py --db-name taxonomist_taxguardbench
 # The embedded default under a team of five: `make run`'s server on a scratch SQLite file in a scratch folder.
 $PY bench/team_sqlite_bench.py --var-dir "$(mktemp -d)/team-bench"
 # Label Studio on this machine, the comparison of the labelling targets (installs it from PyPI into a scratch

@@ -5,7 +5,9 @@ edit of a published version (taxonomy.services.versions.version_ensure_draft). T
 writer (a script, a raw SQL fix, a future service) from rewriting one. Publishing a draft stays possible: it
 changes a row that was a draft.
 
-PostgreSQL refuses inserts, updates and deletes. SQLite refuses inserts and updates: Django empties a SQLite
+PostgreSQL refuses inserts (checked once per statement, over all its rows: a template or a new draft arrives
+in a few bulk INSERTs; bench/taxonomy_guard_bench.py measures what the guards cost), updates and deletes.
+SQLite refuses inserts and updates: Django empties a SQLite
 table with DELETE (PostgreSQL's TRUNCATE fires no row triggers), and a delete guard there would make `flush`
 and the test database's teardown fail.
 """
@@ -51,25 +53,39 @@ CREATE TRIGGER taxonomy_taxonomyversion_frozen BEFORE UPDATE OR DELETE ON taxono
     ]
     for table, version_of, update in CHILDREN:
         old, new = _published(version_of.format(row="OLD")), _published(version_of.format(row="NEW"))
+        added = _published(version_of.format(row="added"))
+        # Inserts are checked once per statement, over all its rows (a template's or a new draft's categories
+        # arrive in a few bulk INSERTs); updates and deletes, which are rare, row by row.
         sql.append(f"""
 CREATE OR REPLACE FUNCTION {table}_frozen() RETURNS trigger AS $$
 BEGIN
-    IF (TG_OP <> 'INSERT' AND {old}) OR (TG_OP <> 'DELETE' AND {new}) THEN
+    IF {old} OR (TG_OP = 'UPDATE' AND {new}) THEN
         RAISE EXCEPTION '{MESSAGE} (table %)', TG_TABLE_NAME USING ERRCODE = 'integrity_constraint_violation';
     END IF;
     RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
 END;
 $$ LANGUAGE plpgsql;
-CREATE TRIGGER {table}_frozen BEFORE INSERT OR {update} OR DELETE ON {table}
+CREATE TRIGGER {table}_frozen BEFORE {update} OR DELETE ON {table}
     FOR EACH ROW EXECUTE FUNCTION {table}_frozen();
+CREATE OR REPLACE FUNCTION {table}_frozen_insert() RETURNS trigger AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM added WHERE {added}) THEN
+        RAISE EXCEPTION '{MESSAGE} (table %)', TG_TABLE_NAME USING ERRCODE = 'integrity_constraint_violation';
+    END IF;
+    RETURN NULL;
+END;
+$$ LANGUAGE plpgsql;
+CREATE TRIGGER {table}_frozen_insert AFTER INSERT ON {table} REFERENCING NEW TABLE AS added
+    FOR EACH STATEMENT EXECUTE FUNCTION {table}_frozen_insert();
 """)
     return "".join(sql)
 
 
 def _postgres_drop() -> str:
-    tables = ["taxonomy_taxonomyversion", *(table for table, *_ in CHILDREN)]
-    functions = ["taxonomy_version_frozen", *(f"{table}_frozen" for table, *_ in CHILDREN)]
-    return "".join(f"DROP TRIGGER IF EXISTS {table}_frozen ON {table};\n" for table in tables) + "".join(
+    triggers = [("taxonomy_taxonomyversion", "taxonomy_taxonomyversion_frozen")]
+    triggers += [(table, f"{table}_{kind}") for table, *_ in CHILDREN for kind in ("frozen", "frozen_insert")]
+    functions = ["taxonomy_version_frozen", *(name for table, name in triggers[1:])]
+    return "".join(f"DROP TRIGGER IF EXISTS {name} ON {table};\n" for table, name in triggers) + "".join(
         f"DROP FUNCTION IF EXISTS {function}();\n" for function in functions
     )
 
