@@ -1,35 +1,24 @@
-"""Django's Redis cache with one more operation: an atomic counting window (the sign-in limits use it).
+"""The shared Redis cache: django-redis, plus one operation of our own, an atomic counting window.
 
-Django's `incr()` checks that the key exists and then increments it; a key expiring in between comes back
-as a new counter without an expiry, which for a sign-in limit would lock an account out for good. Here the
-increment and the expiry go to Redis in one transaction, on a client of our own (redis-py's public API),
-so nothing of Django's backend internals is touched.
+django-redis keeps one Redis client per server for the life of the process; Django's own Redis backend
+builds a new client for every operation, and sessions and API throttling make three of them on every
+request. The sign-in limits need the window: Django's `incr()` checks that the key exists and then
+increments it, so a key expiring in between would come back as a counter without an expiry and lock an
+account out for good. Here the increment and the expiry go to Redis in one transaction, through
+django-redis's public client.
 """
 
-import re
-from functools import cached_property
-
-import redis
-from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
+from django_redis.cache import RedisCache as DjangoRedisCache
 
 
 class RedisCache(DjangoRedisCache):
-    """settings.CACHES backend: django.core.cache.backends.redis.RedisCache, plus `incr_window`."""
-
-    def __init__(self, server, params):
-        super().__init__(server, params)
-        servers = server if isinstance(server, list | tuple) else re.split("[;,]", server)
-        self._primary_url = servers[0].strip()  # Django writes to the first server too
-
-    @cached_property
-    def _window_client(self) -> redis.Redis:
-        return redis.Redis.from_url(self._primary_url)
+    """settings.CACHES backend: django_redis.cache.RedisCache, plus `incr_window`."""
 
     def incr_window(self, key: str, timeout: int) -> tuple[int, int]:
         """Count one more in a window of `timeout` seconds that starts with its first count; returns the count
         and the seconds left in the window. One round trip, atomic."""
         key = self.make_and_validate_key(key)
-        pipeline = self._window_client.pipeline(transaction=True)
+        pipeline = self.client.get_client(write=True).pipeline(transaction=True)
         pipeline.incr(key)
         pipeline.expire(key, timeout, nx=True)
         pipeline.ttl(key)

@@ -183,6 +183,25 @@ def _lock(annotation: Annotation | int, actor, expected_version: int, *, submitt
     return locked
 
 
+# What the writes read of the annotation's relations; the study's guidelines, descriptions and changelogs
+# (long Markdown texts) stay in the database. Another field is still read when used, with one more query.
+LOCKED_FIELDS = (
+    *(field.name for field in Annotation._meta.concrete_fields),
+    "assignment__study_issue",
+    "assignment__rater",
+    "assignment__status",
+    "assignment__skip_reason",
+    "assignment__started_at",
+    "assignment__submitted_at",
+    "assignment__study_issue__study",
+    "assignment__study_issue__issue",
+    "assignment__study_issue__round",
+    "assignment__study_issue__study__updated_at",
+    "assignment__study_issue__study__taxonomy_version",
+    "assignment__study_issue__study__taxonomy_version__published_at",
+)
+
+
 @cache
 def _locking_query(*, submitting: bool) -> QuerySet[Annotation]:
     """The locking read of `_lock`, built once per process: every request clones it and adds its id.
@@ -190,8 +209,11 @@ def _locking_query(*, submitting: bool) -> QuerySet[Annotation]:
     Building it (resolving the joins of the related objects and the subqueries' outer references) costs about
     as much as running it, and it never changes; a clone with one more filter is cheap.
     """
-    annotations = Annotation.objects.select_for_update(of=("self", "assignment")).select_related(
-        "assignment__study_issue__study__taxonomy_version"
+    annotations = (
+        Annotation.objects.select_for_update(of=("self", "assignment"))
+        .select_related("assignment__study_issue__study__taxonomy_version")
+        .only(*LOCKED_FIELDS)
+        .order_by()
     )
     if not submitting:
         return annotations
