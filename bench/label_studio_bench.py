@@ -890,9 +890,10 @@ def _load_markdown(args, sides: dict, sizing: list[str], version: str, note: str
     if busiest > (os.cpu_count() or 1):
         lines += [
             "",
-            f"The machine was shared with other jobs (load average up to {busiest:.1f} on {os.cpu_count()} cores): "
-            "the round trips include waiting for a CPU on both sides; the two sides ran one after the other in the "
-            "same run, so their ratio is the fairer figure.",
+            f"The load average was up to {busiest:.1f} on {os.cpu_count()} cores before a side started (the side "
+            "run just before it counts in it, and so would other jobs on the machine): the round trips include "
+            "waiting for a CPU on both sides; the two sides ran one after the other in the same run, so their ratio "
+            "is the fairer figure.",
         ]
     if args.tasks != 100_000:
         lines += [

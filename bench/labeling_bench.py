@@ -85,7 +85,13 @@ What the rater's requests cost, and how they are written (2026-12-01, revised 20
   built six model objects per row: on 2026-12-03 reading 100 rows took 11-12 ms that way and 5-6 ms with
   annotations (in-process, the same database, back to back).
 - Every request: sessions are read from the shared Redis cache (cached_db) instead of the database; the API
-  throttles are DRF's own (a user rate of 600 a minute keeps their list of request times short).
+  throttles are DRF's own (a user rate of 600 a minute keeps their list of request times short). The cache is
+  django-redis, which keeps one Redis client per process: Django's own Redis backend built a new client for
+  each of a request's three cache operations (2026-12-05, in-process, 300 rounds each way: 0.3 to 0.45 ms less
+  CPU per request; under the 20-rater load 154 requests/s before, 166 and 172 after).
+- The writes' locking read selects only the columns they use of the assignment, study issue, study and
+  taxonomy version (a study's guidelines and description, a version's changelog, all long texts, stay in the
+  database), with no ORDER BY.
 - Memory: numpy and the agreement report's libraries (scipy, statsmodels, krippendorff, pandas) and openpyxl
   are imported where the report, exports, version moves and spreadsheet imports run, not when a worker loads
   the app nor while it serves raters (Django loads every template tag library with a page's first template,
@@ -94,7 +100,8 @@ What the rater's requests cost, and how they are written (2026-12-01, revised 20
   fix's files are mapped to components). tests/config/test_worker_imports.py holds a worker to that after
   next, drafts, submits, the labelling and queue pages. The runs above use the development install; with
   the production one (requirements.txt only, as the image has it) master and three workers held 301 MiB of
-  RSS and 246 MiB PSS on 2026-12-03. RSS counts the pages the processes share (the interpreter, the
+  RSS and 246 MiB PSS on 2026-12-03, and 323 MiB RSS and 269 MiB PSS after the 20-rater load of 2026-12-05
+  (the development install 329 and 274). RSS counts the pages the processes share (the interpreter, the
   libraries' code) once in each of them; PSS splits them, and is what the four hold together. Of the rest,
   a worker spends about 4 MiB on Django's test client and unittest, which drf-spectacular imports through
   DRF's test module when the schema decorators load.
@@ -140,7 +147,32 @@ save and the queue page within their targets, submit 1.13 times its target.
 Two runs of 2026-12-04 on a quiet machine, back to back, the code of the table above (database guards on the
 append-only tables added since: they fire on updates, which a submit does not send to those tables): floor
 2.6 / 2.8 and 2.3 / 2.6 ms; next 7.4 and 6.9, save 9.0 and 8.3, submit 13.5 (11.8 / 16.3) and 12.1
-(10.8 / 15.4), queue page 8.9 and 8.1 ms. The second is the table above.
+(10.8 / 15.4), queue page 8.9 and 8.1 ms.
+
+Runs of 2026-12-05 and 2026-12-06, around midnight, on a new machine of the same kind, quiet (load average
+0.3 to 1.7), on one database built then and reused. Before the cache change: floor 3.2 / 2.8, next 7.9, save 8.9,
+submit 12.0 (10.7 / 16.0), queue page 9.0 ms. After it (django-redis, the narrower locking read), six runs back
+to back, server medians in ms:
+
+| run | next | save | submit (open / completing) | queue page | floor GET / PUT |
+| --- | ---: | ---: | ---: | ---: | ---: |
+| 1 | 6.9 | 8.2 | 12.0 (10.7 / 15.5) | 8.2 | 2.1 / 2.7 |
+| 2 | 6.7 | 8.2 | 11.9 (10.4 / 15.5) | 8.1 | 2.0 / 2.6 |
+| 3 | 6.9 | 8.4 | 11.9 (10.7 / 15.4) | 8.4 | 2.1 / 2.6 |
+| 4 (the table above) | 6.3 | 7.5 | 10.8 (9.9 / 14.0) | 7.6 | 1.9 / 2.4 |
+| 5 | 6.7 | 7.9 | 11.4 (10.4 / 14.7) | 8.0 | 2.0 / 2.4 |
+| 6 | 6.9 | 8.5 | 12.3 (10.9 / 15.4) | 8.3 | 2.1 / 2.7 |
+
+Submit sits on its target: within it in five runs of six, 0.3 ms over in one. An open submit (9.9 to 10.9 ms)
+is within it and a completing one (14.0 to 15.5 ms: six more statements, for the freeze and the adjudication
+record) is not; the median of the 120 + 80 lands where the two meet.
+
+What else was measured then and not kept: a second interpreter, Debian's own Python 3.11 (30% faster than
+this machine's Python 3.11.7 on a plain Python loop), gave no faster requests (submit 13.5 ms, in a run between
+runs 1 and 2). Merging the study issue's lock into the locking read would save one statement, but would then
+rely on PostgreSQL taking a statement's row locks in the order of its FOR UPDATE OF list, which it does not
+document, and the second statement is what lets the read see the other rater's committed submit: the two
+statements stay.
 
 The driver, measured 2026-12-02 with three runs back to back on the same kept database (load average about 1
 in each, from other jobs on the machine), the app unchanged but for the driver: psycopg2-binary 2.9.13 (what the
