@@ -86,7 +86,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "core.middleware.ContentSecurityPolicyMiddleware",
     "core.middleware.ApiNotFoundMiddleware",
-    "core.middleware.DatabaseUnavailableMiddleware",  # last: the first to see a view's exception
+    "core.middleware.UnavailablePartMiddleware",  # last: the first to see a view's exception
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -190,7 +190,15 @@ SHEETS_UPLOAD_RETENTION_HOURS = int(os.environ.get("SHEETS_UPLOAD_RETENTION_HOUR
 
 # Caching: Redis when configured (shared by all web workers), else per-process memory.
 if REDIS_CACHE_URL := os.environ.get("CACHE_URL", ""):
-    CACHES = {"default": {"BACKEND": "core.cache.RedisCache", "LOCATION": REDIS_CACHE_URL}}
+    CACHES = {
+        "default": {
+            "BACKEND": "core.cache.RedisCache",
+            "LOCATION": REDIS_CACHE_URL,
+            # An unreachable cache fails a request within seconds (answered 503, core.availability), not after
+            # the system's TCP timeout.
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
+        }
+    }
     # Sessions read through the shared cache (written to both): every request skips a database query.
     # Only with a shared cache: with per-process memory, a logout in one worker would not reach the others.
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"

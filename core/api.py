@@ -5,17 +5,19 @@ unknown URL under /api/, even a server error — answers ``{"error": {"code", "m
 """
 
 import logging
+import sys
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, TooManyFieldsSent
-from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.template.loader import render_to_string
 from django.views import defaults
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from .availability import MESSAGES, RETRY_AFTER_SECONDS, unavailable_part
 from .errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError, UnavailableError
 from .parsers import RequestTooLarge
 
@@ -29,12 +31,6 @@ DOMAIN_CODES: dict[type[DomainError], str] = {
 }
 API_PREFIX = "/api/"
 
-# The database is busy (on SQLite, another writer held the lock past the timeout) or cannot be reached: the
-# request changed nothing (its transaction rolled back), and the same request may well work in a moment.
-DATABASE_UNAVAILABLE_MESSAGE = (
-    "The database is busy or cannot be reached, so nothing was saved by this request. Try again in a moment."
-)
-DATABASE_RETRY_AFTER_SECONDS = 5
 logger = logging.getLogger(__name__)
 
 
@@ -79,21 +75,26 @@ def _domain_code(exc: DomainError) -> str:
     return "domain"
 
 
-def database_unavailable_json() -> JsonResponse:
-    """503 with the API's error body for a request the database failed (busy or unreachable)."""
-    response = JsonResponse(error_body("unavailable", DATABASE_UNAVAILABLE_MESSAGE), status=503)
-    response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
+def unavailable_response(request: HttpRequest, part: str, exc: BaseException) -> HttpResponse:
+    """503 with Retry-After for a request a part failed (core.availability): the API's error body under /api/,
+    the 503 page elsewhere. The page is rendered without the request's context, as Django renders the 500 page:
+    its context processors (the user, the page flags) would ask the failing part again."""
+    logger.warning("%s unavailable: %s", part, exc, exc_info=exc)
+    if request.path.startswith(API_PREFIX):
+        response = JsonResponse(error_body("unavailable", MESSAGES[part]), status=503)
+    else:
+        response = HttpResponse(render_to_string("503.html", {"part": part}), status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Render errors as {"error": {"code", "message", "fields"?}} for DRF and domain errors alike."""
-    if isinstance(exc, OperationalError):
-        logger.warning("database unavailable: %s", exc, exc_info=exc)
+    part = unavailable_part(exc)
+    if part is not None:
+        logger.warning("%s unavailable: %s", part, exc, exc_info=exc)
         return Response(
-            error_body("unavailable", DATABASE_UNAVAILABLE_MESSAGE),
-            status=503,
-            headers={"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)},
+            error_body("unavailable", MESSAGES[part]), status=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
         )
     if isinstance(exc, DomainError):
         fields = {exc.field: [exc.message]} if exc.field else None
@@ -131,7 +132,15 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    """500 with the API's error body under /api/ (the details stay in the server log)."""
+    """500 with the API's error body under /api/ (the details stay in the server log).
+
+    An error no view saw, such as a session the cache could not save after the view, reaches only this
+    handler: when it says a part is unavailable, the answer is that part's 503.
+    """
+    exc = sys.exc_info()[1]
+    part = unavailable_part(exc)
+    if part is not None:
+        return unavailable_response(request, part, exc)
     if request.path.startswith(API_PREFIX):
         message = "The server failed to answer this request; the error was logged. Try again later."
         return JsonResponse(error_body("server_error", message), status=500)

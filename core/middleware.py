@@ -7,9 +7,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import SuspiciousOperation
-from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.template.loader import render_to_string
 from django.views import defaults
 
 from core.navigation import NAV_SESSION_KEY
@@ -137,13 +135,11 @@ class ApiNotFoundMiddleware:
         return response
 
 
-class DatabaseUnavailableMiddleware:
-    """A page (or non-DRF view) the database failed with an OperationalError (busy past the timeout, or
-    unreachable) answers 503 with a page that says nothing was saved and to try again, not the 500 page.
-
-    The page is rendered without the request's context, as Django renders the 500 page: its context
-    processors (the user, the page flags) would ask the failing database again. DRF views answer the same
-    503 through core.api.exception_handler.
+class UnavailablePartMiddleware:
+    """A page (or non-DRF view) that a part failed, the database (busy past the timeout, or unreachable) or the
+    shared cache (unreachable), answers 503 with a page that says so and to try again, not the 500 page
+    (core.availability). DRF views answer the same 503 through core.api.exception_handler, and errors outside
+    any view through the 500 handler, core.api.server_error.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
@@ -153,13 +149,10 @@ class DatabaseUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        from .api import API_PREFIX, DATABASE_RETRY_AFTER_SECONDS, database_unavailable_json, logger
+        from .api import unavailable_response
+        from .availability import unavailable_part
 
-        if not isinstance(exception, OperationalError):
+        part = unavailable_part(exception)
+        if part is None:
             return None
-        logger.warning("database unavailable: %s", exception, exc_info=exception)
-        if request.path.startswith(API_PREFIX):
-            return database_unavailable_json()
-        response = HttpResponse(render_to_string("503.html"), status=503)
-        response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
-        return response
+        return unavailable_response(request, part, exception)

@@ -29,7 +29,10 @@ COMMON_ERRORS = {
     "405": "This method is not allowed here.",
     "413": "The request body is too large.",
     "429": "Too many requests: wait the seconds in the Retry-After header.",
-    "503": "The database is busy or cannot be reached: nothing was saved; retry after the seconds in Retry-After.",
+    "503": (
+        "The database is busy or cannot be reached (nothing was saved), or the service's cache cannot be reached "
+        "(the request was not carried out): retry after the seconds in Retry-After."
+    ),
 }
 
 

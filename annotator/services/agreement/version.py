@@ -38,7 +38,9 @@ def study_labels_changed(*, study_id: int) -> None:
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [study_id, timezone.now()])
-    transaction.on_commit(lambda: agreement_precompute_soon(study_id=study_id))
+    # robust: the labels are committed by then, so a failure here (the cache or the broker down) is logged and
+    # must not turn the rater's saved change into an error; the next agreement page view computes the report.
+    transaction.on_commit(lambda: agreement_precompute_soon(study_id=study_id), robust=True)
 
 
 def agreement_precompute_soon(*, study_id: int) -> bool:

@@ -142,3 +142,20 @@ def test_the_task_is_idempotent_and_ignores_a_deleted_study(users):
     first = agreement_report_precompute(study=study)
     assert agreement_report_precompute(study=study) == first
     agreement_precompute(999_999)  # gone since it was queued: nothing to do, no error
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_submit_stands_when_queueing_the_recomputation_fails_after_commit(users, monkeypatch, caplog):
+    import redis
+
+    def cache_down(**kwargs):
+        raise redis.exceptions.ConnectionError("Connection refused")
+
+    monkeypatch.setattr("annotator.services.agreement.version.agreement_precompute_soon", cache_down)
+    study = grant_study(users, only_symptom=True)
+    annotation = assignments_of(study, users["rater_b"])[20].annotation
+    count = number(study)
+    submit(annotation, users["rater_b"], study.taxonomy_fixture["cats"]["symptom"][0])  # no exception: committed
+    annotation.refresh_from_db()
+    assert annotation.submitted_at is not None and number(study) == count + 1
+    assert "Connection refused" in caplog.text  # logged by Django's robust on_commit
