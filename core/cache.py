@@ -2,10 +2,10 @@
 
 django-redis keeps one Redis client per server for the life of the process; Django's own Redis backend
 builds a new client for every operation, and sessions and API throttling make three of them on every
-request. The sign-in limits need the window: Django's `incr()` checks that the key exists and then
-increments it, so a key expiring in between would come back as a counter without an expiry and lock an
-account out for good. Here the increment and the expiry go to Redis in one transaction, through
-django-redis's public client.
+request. The sign-in limits need the window: a counter that starts a window must get its expiry in the same
+step, or a failure in between would leave a counter without one and lock an account out for good, and the
+cache API has no "increment, creating with an expiry" (`incr()` refuses a missing key). Here the increment and
+the expiry go to Redis in one transaction, through django-redis's public client.
 """
 
 from django_redis.cache import RedisCache as DjangoRedisCache
