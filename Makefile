@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test lint format bench install install-dev browser clean-db pins
+.PHONY: run test lint format bench install install-dev browser latex clean-db pins
 
 # Pinned, hashed installs: requirements*.txt are compiled from requirements*.in by `make pins`.
 # The first install takes a few minutes: it says so, and pip shows each package as it arrives.
@@ -47,6 +47,10 @@ format: $(VENV)/.installed-dev
 ## browser: install Debian's Chromium for the end-to-end tests
 browser:
 	bash scripts/install-browser.sh
+
+## latex: install Debian's pdflatex for the test that compiles an exported LaTeX table
+latex:
+	bash scripts/install-latex.sh
 
 ## bench: every benchmark on the local PostgreSQL (BENCH_DATABASE_URL overrides); results in docs/benchmarks.md
 bench: $(VENV)/.installed-dev
