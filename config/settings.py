@@ -189,15 +189,12 @@ SHEETS_MAX_CELLS = int(os.environ.get("SHEETS_MAX_CELLS", "200000"))
 SHEETS_UPLOAD_RETENTION_HOURS = int(os.environ.get("SHEETS_UPLOAD_RETENTION_HOURS", "24"))
 
 # Caching: Redis when configured (shared by all web workers), else per-process memory.
+# An unreachable or hung Redis fails a request within seconds (answered 503, core.availability), not after the
+# system's TCP timeout.
+REDIS_CACHE_OPTIONS = {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2}
 if REDIS_CACHE_URL := os.environ.get("CACHE_URL", ""):
     CACHES = {
-        "default": {
-            "BACKEND": "core.cache.RedisCache",
-            "LOCATION": REDIS_CACHE_URL,
-            # An unreachable cache fails a request within seconds (answered 503, core.availability), not after
-            # the system's TCP timeout.
-            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
-        }
+        "default": {"BACKEND": "core.cache.RedisCache", "LOCATION": REDIS_CACHE_URL, "OPTIONS": REDIS_CACHE_OPTIONS}
     }
     # Sessions read through the shared cache (written to both): every request skips a database query.
     # Only with a shared cache: with per-process memory, a logout in one worker would not reach the others.

@@ -88,14 +88,11 @@ def unavailable_response(request: HttpRequest, part: str, exc: BaseException) ->
     return response
 
 
-def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse | None:
     """Render errors as {"error": {"code", "message", "fields"?}} for DRF and domain errors alike."""
     part = unavailable_part(exc)
     if part is not None:
-        logger.warning("%s unavailable: %s", part, exc, exc_info=exc)
-        return Response(
-            error_body("unavailable", MESSAGES[part]), status=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
-        )
+        return unavailable_response(context["request"], part, exc)
     if isinstance(exc, DomainError):
         fields = {exc.field: [exc.message]} if exc.field else None
         return Response(error_body(_domain_code(exc), exc.message, fields), status=exc.status_code)

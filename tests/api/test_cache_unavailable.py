@@ -2,24 +2,29 @@
 503 "try again" with Retry-After, never the 500 of a bug, and changes nothing: on the API with its error body,
 on a page with the 503 page, and also when the cache fails outside any view (a sign-in saving its session).
 
-The cache is real: django-redis, as production configures it, pointed at a port of 127.0.0.1 where nothing
-listens, so every connection is refused at once.
+The cache is real: django-redis with production's options (settings.REDIS_CACHE_OPTIONS), pointed at a port of
+127.0.0.1 where nothing listens, so every connection is refused at once; or at a server that accepts and never
+answers, which production's read timeout must cut short.
 """
 
+import socket
+import threading
 import time
 
 import pytest
+from django.conf import settings as django_settings
 from django.test import Client
 
 from annotator.models import Annotation
 
-DEAD_CACHE = {
-    "default": {
-        "BACKEND": "core.cache.RedisCache",
-        "LOCATION": "redis://127.0.0.1:1/0",
-        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
+
+def _redis_cache_at(url: str) -> dict:
+    return {
+        "default": {"BACKEND": "core.cache.RedisCache", "LOCATION": url, "OPTIONS": django_settings.REDIS_CACHE_OPTIONS}
     }
-}
+
+
+DEAD_CACHE = _redis_cache_at("redis://127.0.0.1:1/0")
 
 
 @pytest.fixture
@@ -75,3 +80,44 @@ def test_the_api_index_answers_503_under_the_api_prefix_with_json(signed_in):
     response = signed_in.get("/api/v1/")
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "unavailable"
+
+
+@pytest.fixture
+def silent_redis():
+    """A server on 127.0.0.1 that accepts connections and never answers (a hung Redis)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    accepted = []
+
+    def accept() -> None:
+        while True:
+            try:
+                accepted.append(server.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    yield f"redis://127.0.0.1:{server.getsockname()[1]}/0"
+    server.close()
+    for connection in accepted:
+        connection.close()
+
+
+def test_a_hung_cache_is_answered_503_within_the_read_timeout(settings, world, users, silent_redis):
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    client = Client(raise_request_exception=False)
+    client.force_login(users["rater_a"])
+    settings.CACHES = _redis_cache_at(silent_redis)
+    before = _snapshot(world)
+    started = time.monotonic()
+    response = client.put(
+        f"/api/v1/annotations/{world.a.annotation.pk}/draft/",
+        {"version": 1, "note": "x"},
+        content_type="application/json",
+    )
+    elapsed = time.monotonic() - started
+    assert response.status_code == 503 and response.json()["error"]["code"] == "unavailable"
+    timeout = django_settings.REDIS_CACHE_OPTIONS["SOCKET_TIMEOUT"]
+    assert timeout <= elapsed < 2 * timeout + 1, elapsed  # one read timed out, no retries stacked on it
+    assert _snapshot(world) == before

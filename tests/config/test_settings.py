@@ -87,3 +87,14 @@ def test_compose_migrates_once_before_the_app_starts():
         assert "migrate" not in services[name]["command"], f"{name} must not migrate on start"
         assert services[name]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
     assert services["web"]["environment"]["SECRET_KEY"].startswith("${SECRET_KEY:?")
+
+
+def test_the_shared_cache_has_connect_and_read_timeouts():
+    # Without them a hung or lost Redis would hold every request for the system's TCP timeout.
+    code = (
+        "from django.conf import settings; o = settings.CACHES['default']['OPTIONS']; "
+        "print(o['SOCKET_CONNECT_TIMEOUT'], o['SOCKET_TIMEOUT'])"
+    )
+    result = run_manage("shell", "-c", code, env={**PRODUCTION_ENV, "CACHE_URL": "redis://127.0.0.1:6379/1"})
+    connect, read = (float(value) for value in result.stdout.strip().splitlines()[-1].split())
+    assert 0 < connect <= 5 and 0 < read <= 5, result.stderr
