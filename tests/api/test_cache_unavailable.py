@@ -27,14 +27,18 @@ def _redis_cache_at(url: str) -> dict:
 DEAD_CACHE = _redis_cache_at("redis://127.0.0.1:1/0")
 
 
-@pytest.fixture
-def signed_in(settings, world, users):
-    """Rater A signed in with sessions read through the cache (as with CACHE_URL), before the cache goes away."""
+def _signed_in_then_cache_lost(settings, users, caches: dict) -> Client:
+    """Rater A signed in with sessions read through the cache (as with CACHE_URL); then the cache is `caches`."""
     settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
     client = Client(raise_request_exception=False)
     client.force_login(users["rater_a"])
-    settings.CACHES = DEAD_CACHE
+    settings.CACHES = caches
     return client
+
+
+@pytest.fixture
+def signed_in(settings, world, users):
+    return _signed_in_then_cache_lost(settings, users, DEAD_CACHE)
 
 
 def _snapshot(world) -> tuple:
@@ -42,14 +46,18 @@ def _snapshot(world) -> tuple:
     return annotation.version, annotation.note, annotation.updated_at
 
 
-def test_an_autosave_answers_503_with_the_error_body_and_saves_nothing(signed_in, world):
-    before = _snapshot(world)
-    started = time.monotonic()
-    response = signed_in.put(
+def _autosave(client: Client, world):
+    return client.put(
         f"/api/v1/annotations/{world.a.annotation.pk}/draft/",
         {"version": 1, "note": "x"},
         content_type="application/json",
     )
+
+
+def test_an_autosave_answers_503_with_the_error_body_and_saves_nothing(signed_in, world):
+    before = _snapshot(world)
+    started = time.monotonic()
+    response = _autosave(signed_in, world)
     assert response.status_code == 503
     assert response["Retry-After"] == "5"
     error = response.json()["error"]
@@ -105,17 +113,10 @@ def silent_redis():
 
 
 def test_a_hung_cache_is_answered_503_within_the_read_timeout(settings, world, users, silent_redis):
-    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
-    client = Client(raise_request_exception=False)
-    client.force_login(users["rater_a"])
-    settings.CACHES = _redis_cache_at(silent_redis)
+    client = _signed_in_then_cache_lost(settings, users, _redis_cache_at(silent_redis))
     before = _snapshot(world)
     started = time.monotonic()
-    response = client.put(
-        f"/api/v1/annotations/{world.a.annotation.pk}/draft/",
-        {"version": 1, "note": "x"},
-        content_type="application/json",
-    )
+    response = _autosave(client, world)
     elapsed = time.monotonic() - started
     assert response.status_code == 503 and response.json()["error"]["code"] == "unavailable"
     timeout = django_settings.REDIS_CACHE_OPTIONS["SOCKET_TIMEOUT"]
