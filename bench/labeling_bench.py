@@ -88,7 +88,7 @@ What the rater's requests cost, and how they are written (2026-12-01, revised 20
   throttles are DRF's own (a user rate of 600 a minute keeps their list of request times short). The cache is
   django-redis, which keeps one Redis client per process: Django's own Redis backend built a new client for
   each of a request's three cache operations (2026-12-05, in-process, 300 rounds each way: 0.3 to 0.45 ms less
-  CPU per request; under the 20-rater load 154 requests/s before, 166 and 172 after).
+  CPU per request; under the 20-rater load 154 requests/s before, 166 to 186 in three runs after).
 - The writes' locking read selects only the columns they use of the assignment, study issue, study and
   taxonomy version (a study's guidelines and description, a version's changelog, all long texts, stay in the
   database), with no ORDER BY.
