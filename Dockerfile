@@ -15,4 +15,4 @@ RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput -v 0 
     && mkdir -p /app/var && chown -R taxonomist /app/var
 USER taxonomist
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+CMD ["gunicorn", "config.wsgi:application", "--config", "gunicorn.conf.py", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS_MD = ROOT / "docs" / "benchmarks.md"
+WEB_CONFIG = "gunicorn.conf.py"  # the gunicorn hooks of Taxonomist's web service (docker-compose, the image)
 
 
 # --------------------------------------------------------------------------- machine
@@ -245,11 +246,14 @@ def gunicorn(
     server time it measured in microseconds (read them back with `server_times`). With `app`, another
     WSGI application is served instead: (its gunicorn binary, the folder to run it from, its
     "module:callable"), e.g. a third-party tool installed in a virtualenv of its own. `args` replaces
-    `--workers N` with other gunicorn arguments (e.g. docker-compose's, from `compose_web_command`).
+    `--workers N` with other gunicorn arguments (e.g. docker-compose's, from `compose_web_command`). Taxonomist
+    runs with the hooks the web service has (WEB_CONFIG), another application without them.
     """
     port = port or free_port()
     binary, cwd, wsgi = app or (Path(sys.executable).with_name("gunicorn"), ROOT, "config.wsgi:application")
     sizing = list(args) if args is not None else ["--workers", str(workers)]
+    if app is None:
+        sizing += ["--config", WEB_CONFIG]
     command = [str(binary), wsgi, *sizing, "--bind", f"127.0.0.1:{port}"]
     command += ["--log-level", "warning", "--timeout", "120"]
     if access_log is not None:
@@ -484,7 +488,8 @@ def gunicorn_memory(base: str) -> list[tuple[int, bool, int, int]]:
 
 def compose_web_command() -> list[str]:
     """The web service's gunicorn arguments from docker-compose.yml, its ${NAME:-default} variables at their
-    defaults (or the environment's values), without the bind address and the access log (set per run)."""
+    defaults (or the environment's values), without the bind address and the access log (set per run) and
+    without the config module (Taxonomist's own: `gunicorn` adds it where it serves Taxonomist)."""
     import shlex
 
     import yaml
@@ -496,7 +501,7 @@ def compose_web_command() -> list[str]:
     for arg in args:
         if skip:
             skip = False
-        elif arg in ("--bind", "--access-logfile"):
+        elif arg in ("--bind", "--access-logfile", "--config"):
             skip = True
         else:
             kept.append(arg)

@@ -404,6 +404,7 @@ def test_the_compose_services_start_import_through_the_worker_and_stop_cleanly(
         )
         assert "Sending due task jobs-reap" in beat.text()
         assert '"POST /imports/ HTTP/1.1" 302' in web.text(), web.tail()  # gunicorn's access log, to stdout
+        assert "objects frozen" in web.text(), web.tail()  # gunicorn.conf.py's hook ran in the workers
 
         for service in running:  # `docker compose stop`
             service.stop()
