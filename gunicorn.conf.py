@@ -1,4 +1,4 @@
-"""gunicorn's hooks for the web service: docker-compose and the image run `gunicorn --config gunicorn.conf.py`.
+"""gunicorn's settings and hooks for the web service (docker-compose and the image: `--config gunicorn.conf.py`).
 
 A worker loads the app (settings, apps, the admin, every view) once and keeps it for its whole life: about a hundred
 thousand objects that the cyclic garbage collector would otherwise walk and count. Python runs a full collection only
@@ -9,6 +9,10 @@ the count: full collections come as often as requests leave garbage, and a worke
 """
 
 import gc
+
+# gunicorn's runtime control socket (worker count, reload, shutdown for any process of the same user) is not how the
+# service is run: compose starts, stops and scales it. Off, the master runs no thread for it.
+control_socket_disable = True
 
 
 def post_worker_init(worker) -> None:

@@ -49,7 +49,9 @@ def served(tmp_path):
         "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
         "CACHE_URL": "",
         "TAXONOMIST_VAR_DIR": str(tmp_path / "var"),
+        "HOME": str(tmp_path),  # where gunicorn would put its control socket (.gunicorn/gunicorn.ctl)
     }
+    env.pop("XDG_RUNTIME_DIR", None)
     binary = str(Path(sys.executable).with_name("gunicorn"))
     port = free_port()
     args = [binary, "config.wsgi:application", *CONFIG, "--bind", f"127.0.0.1:{port}", "--workers", "2"]
@@ -60,7 +62,7 @@ def served(tmp_path):
         service.kill()
 
 
-def test_each_worker_freezes_the_app_it_loaded(served):
+def test_each_worker_freezes_the_app_it_loaded_and_no_control_socket_is_opened(served, tmp_path):
     service, port = served
     booted = wait_for("both workers booted", lambda: len(FROZEN.findall(service.text())) == 2, [service], timeout=60)
     assert booted
@@ -69,5 +71,6 @@ def test_each_worker_freezes_the_app_it_loaded(served):
         assert int(frozen) > 50_000, (pid, frozen)
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=30) as health:
         assert json.load(health)["status"] == "ok", service.tail()
+    assert not list(tmp_path.rglob("*.ctl")), "gunicorn opened its control socket"
     assert service.stop() < 10
     assert "Traceback" not in service.text(), service.tail()
