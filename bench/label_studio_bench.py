@@ -667,6 +667,30 @@ LOAD_WHAT = {
 }
 TARGET_RATIO = 10  # Label Studio's p95 over Taxonomist's
 
+# The runs before the written one: a rerun replaces the table above this text, not the record of earlier runs.
+RUNS_SO_FAR = """\
+Every run so far, 0 errors on both sides each time (requests per second, Taxonomist against Label Studio; p95
+over all requests): 2026-12-02, 114.2 against 20.7, 237.8 against 2,020.5 ms (8.5x), before a page of the
+rater's rows asked reverse() once instead of once per row; 2026-12-02, 77.6 against 12.5, 367.2 against 3,631.9
+ms (9.9x); 2026-12-03, the first with the rater's rows read with their columns as annotations, on a machine
+shared with other jobs (load average up to 3.3), 95.4 against 11.6, 287.6 against 3,893.8 ms (13.5x);
+2026-12-03, on a quieter machine, 99.8 against 19.1, 261.9 against 2,283.4 ms (8.7x). On 2026-12-06, on an
+Intel Xeon machine of the same kind (faster for both sides), the code before the cache change (Django's own
+Redis backend): 154.1 against 23.8, 162.9 against 1,560.5 ms (9.6x); after it (django-redis: one Redis client
+per process instead of one per cache operation, three of them on every request): 166.3 against 23.6, 145.9
+against 1,551.1 ms (10.6x); 171.8 against 24.7, 145.7 against 1,508.2 ms (10.4x, production install:
+requirements.txt only, as the image has it; memory after the load 323 MiB RSS, 269 MiB PSS); 186.5 against
+26.7, 130.3 against 1,549.7 ms (11.9x; memory 332 MiB RSS, 276 MiB PSS, development install). Later on
+2026-12-06, on an AMD EPYC machine, with the web workers freezing the app they loaded (gunicorn.conf.py):
+150.3 against 22.1, 166.0 against 1,783.0 ms (10.7x); 151.6 against 23.5, 166.2 against 1,638.8 ms (9.9x;
+309 MiB RSS, 252 MiB PSS); production install, 142.9 against 23.1, 175.7 against 1,718.7 ms (9.8x; 302 MiB
+RSS, 247 MiB PSS); production install with gunicorn's control socket off, 123.6 against 19.9, 212.0 against
+2,100.5 ms (9.9x; 300 MiB RSS, 245 MiB PSS); and the run above. The same machine without the freeze held 329
+to 332 MiB RSS (273 to 275 MiB PSS) after the load. Taxonomist's throughput moves by 20% from run to run on
+this machine and Label Studio's with it; the ratio moves with the machine. With 20 raters and no pause between
+requests, the 2 cores are the limit (both servers, PostgreSQL, Redis and the 20 clients share them): each
+side's p95 is mostly waiting for a CPU, so it follows its throughput."""
+
 
 def _side_by_side(args) -> None:
     """The same raters' loop against Taxonomist and then Label Studio, each under docker-compose's gunicorn
@@ -895,6 +919,7 @@ def _load_markdown(args, sides: dict, sizing: list[str], version: str, note: str
             "waiting for a CPU on both sides; the two sides ran one after the other in the same run, so their ratio "
             "is the fairer figure.",
         ]
+    lines += ["", RUNS_SO_FAR]
     if args.tasks != 100_000:
         lines += [
             "",

@@ -103,12 +103,22 @@ What the rater's requests cost, and how they are written (2026-12-01, revised 20
   RSS and 246 MiB PSS on 2026-12-03, and 323 MiB RSS and 269 MiB PSS after the 20-rater load of 2026-12-05
   (the development install 329 and 274). RSS counts the pages the processes share (the interpreter, the
   libraries' code) once in each of them; PSS splits them, and is what the four hold together. Of the rest,
-  a worker spends about 4 MiB on Django's test client and unittest, which drf-spectacular imports through
-  DRF's test module when the schema decorators load. No leak (2026-12-06, the production install): one
-  worker serving the rater's loop (next, two drafts, submit, a page of 100) held 78 MiB after start, 89 after
-  the first round, 97 after 500 rounds and 103 after 1,500; Python's own allocations (tracemalloc) did not
-  grow between round 200 and round 1,000, so the rest is the allocator keeping freed memory, and it levels
-  off.
+  a worker spends about 2 MiB (production install; 4 with the development one) on Django's test client and
+  unittest, which drf-spectacular imports through DRF's test module when the schema decorators load.
+- Memory over a worker's life: each web worker freezes the app it loaded (gunicorn.conf.py, gc.freeze after
+  the worker has loaded it). Before, one worker serving the rater's loop (next, two drafts, submit, a page of
+  100) held 78 MiB after start, 89 after the first round, 97 after 500 rounds and 103 after 1,500. Python's
+  live objects hardly grew; what grew was garbage: the cycles requests leave (request and view, model
+  instances) reach the collector's oldest generation, and Python collects that one only once it has grown by a
+  quarter, here a quarter of the 110,000-odd objects the app is made of. In-process (Django's test client), on
+  2026-12-06, a worker without the freeze had 6,400 to 8,500 such garbage objects waiting every 50 rounds, and
+  its RSS went 90, 96, 100, 106 MiB after 10, 100, 200 and 700 rounds; with the freeze 91, 95, 95, 97 MiB.
+  Under the 20-rater load master and three workers went from 329-332 MiB RSS (273-275 MiB PSS) to 305-309 MiB
+  (250-252 MiB PSS) with the development install, and to 302 MiB (247 MiB PSS) with the production one, 300
+  MiB (245 MiB PSS) once gunicorn's control socket was off too (gunicorn.conf.py: 2 MiB of the master). Tried
+  and not kept: malloc_trim after each request (6 MiB less, fewer requests served), a full collection after
+  each request (297 MiB, half the requests served), other collector thresholds (no difference beyond the
+  noise, a few MiB).
 
 Run to run, the medians move by 10 to 20% on this shared machine (more when other jobs load it: see the load
 averages with each run). Two runs 30 seconds apart on 2026-12-02, the same code and database: next 11.5 and
@@ -163,13 +173,31 @@ to back, server medians in ms:
 | 1 | 6.9 | 8.2 | 12.0 (10.7 / 15.5) | 8.2 | 2.1 / 2.7 |
 | 2 | 6.7 | 8.2 | 11.9 (10.4 / 15.5) | 8.1 | 2.0 / 2.6 |
 | 3 | 6.9 | 8.4 | 11.9 (10.7 / 15.4) | 8.4 | 2.1 / 2.6 |
-| 4 (the table above) | 6.3 | 7.5 | 10.8 (9.9 / 14.0) | 7.6 | 1.9 / 2.4 |
+| 4 | 6.3 | 7.5 | 10.8 (9.9 / 14.0) | 7.6 | 1.9 / 2.4 |
 | 5 | 6.7 | 7.9 | 11.4 (10.4 / 14.7) | 8.0 | 2.0 / 2.4 |
 | 6 | 6.9 | 8.5 | 12.3 (10.9 / 15.4) | 8.3 | 2.1 / 2.7 |
 
 Submit sits on its target: within it in five runs of six, 0.3 ms over in one. An open submit (9.9 to 10.9 ms)
 is within it and a completing one (14.0 to 15.5 ms: six more statements, for the freeze and the adjudication
 record) is not; the median of the 120 + 80 lands where the two meet.
+
+Later on 2026-12-06, on an AMD EPYC machine of the same kind (load average below 1.2), with the web workers
+freezing the app they loaded and a database built then and reused, five runs back to back, two of them with
+the freeze left out (an empty gunicorn config) to see what it costs, server medians in ms:
+
+| run | next | save | submit (open / completing) | queue page | floor GET / PUT |
+| --- | ---: | ---: | ---: | ---: | ---: |
+| 1 | 9.8 | 11.7 | 17.6 (14.9 / 22.4) | 10.9 | 3.2 / 3.8 |
+| 2, without the freeze | 8.9 | 11.0 | 15.6 (14.5 / 19.6) | 10.4 | 3.0 / 3.4 |
+| 3 | 8.9 | 11.0 | 16.5 (14.8 / 19.6) | 10.3 | 3.0 / 3.4 |
+| 4, without the freeze | 10.6 | 12.7 | 19.0 (16.9 / 22.7) | 11.9 | 3.4 / 4.0 |
+| 5 (the table above) | 8.2 | 10.1 | 15.2 (13.2 / 18.7) | 9.7 | 2.8 / 3.1 |
+
+The freeze costs no time (the runs with and without it interleave). This machine is slower than the one before
+by the same factor on every row, the bare endpoints included (floor 2.8 to 3.4 ms against 1.9 to 2.1): next
+and the queue page stay within their targets, save misses by 1 to 27%, and submit by 27 to 58%, each by less
+than 2x, where the plain ORM stays. Relative to its floor, each request costs what it cost on the machine
+before (submit 5.2 to 5.6 times the bare GET here, 5.7 to 6.0 there).
 
 What else was measured then and not kept: a second interpreter, Debian's own Python 3.11 (30% faster than
 this machine's Python 3.11.7 on a plain Python loop), gave no faster requests (submit 13.5 ms, in a run between
