@@ -17,7 +17,9 @@ control_socket_disable = True
 
 def post_worker_init(worker) -> None:
     """After the worker has loaded the app (config.wsgi also loads the URLconf and every view): collect what loading
-    left as garbage, then freeze the rest."""
+    left as garbage, then freeze the rest. Each worker loads the app itself (no --preload), so this is the moment;
+    with --preload the master would have to freeze before it forks, or the workers' collections would copy the
+    pages they share with it."""
     gc.collect()
     gc.freeze()
     worker.log.info("Worker %s loaded the app: %d objects frozen", worker.pid, gc.get_freeze_count())

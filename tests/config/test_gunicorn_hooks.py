@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.config.test_compose_services import (
+from tests.compose import (
     ROOT,
     Service,
     compose_services,
