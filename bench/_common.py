@@ -27,7 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS_MD = ROOT / "docs" / "benchmarks.md"
-WEB_CONFIG = "gunicorn.conf.py"  # the gunicorn hooks of Taxonomist's web service (docker-compose, the image)
+WEB_CONFIG = "gunicorn.conf.py"  # gunicorn settings of Taxonomist's web service (docker-compose, the image)
 
 
 # --------------------------------------------------------------------------- machine
@@ -489,7 +489,7 @@ def gunicorn_memory(base: str) -> list[tuple[int, bool, int, int]]:
 def compose_web_command() -> list[str]:
     """The web service's gunicorn arguments from docker-compose.yml, its ${NAME:-default} variables at their
     defaults (or the environment's values), without the bind address and the access log (set per run) and
-    without the config module (Taxonomist's own: `gunicorn` adds it where it serves Taxonomist)."""
+    without the config file (Taxonomist's own: `gunicorn` adds it where it serves Taxonomist)."""
     import shlex
 
     import yaml
