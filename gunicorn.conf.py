@@ -5,7 +5,7 @@ thousand objects that the cyclic garbage collector would otherwise walk and coun
 when the objects that reached its oldest generation have grown by a quarter since the last one, so with the app
 counted there, the cycles that requests leave behind (request and view, model instances and their state) pile up by
 the tens of thousands before anything frees them, and the worker's memory grows with them. Frozen, the app is out of
-the count: full collections come as often as requests leave garbage, and a worker stays close to its size at start.
+the count: full collections come as often as requests leave garbage, and a worker's memory no longer grows with it.
 """
 
 import gc
