@@ -122,7 +122,7 @@ def alpha_from_codes(codes: np.ndarray, k: int, metric: str | np.ndarray, values
     return _alpha_own(codes, k, metric, values)
 
 
-def _prepare_alpha(
+def prepare_alpha(
     data: object,
     level: str = "nominal",
     categories: Sequence | None = None,
@@ -154,7 +154,7 @@ def _prepare_alpha(
     return Coded(coded.codes, coded.categories, frozen({"metric": level, "values": values}))
 
 
-def _compute_alpha(coded: Coded) -> Result:
+def compute_alpha(coded: Coded) -> Result:
     return alpha_from_codes(coded.codes, coded.k, coded.options["metric"], coded.options["values"])
 
 
@@ -175,7 +175,7 @@ def krippendorff_alpha(
 
     NaN with fewer than two raters, no unit with two values, or one value only (expected disagreement 0).
     """
-    return _compute_alpha(_prepare_alpha(data, level, categories, distance))[0]
+    return compute_alpha(prepare_alpha(data, level, categories, distance))[0]
 
 
-SPECS = (MeasureSpec("krippendorff_alpha", _prepare_alpha, _compute_alpha, None),)
+SPECS = (MeasureSpec("krippendorff_alpha", prepare_alpha, compute_alpha, None),)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._input import NAN, AgreementUndefined, Coded, MeasureSpec, Result, as_float, encode, frozen
-from .kappa import _ratio, _table_parts
+from .kappa import ratio_or_nan, table_parts
 
 
 def _pair_agreements(codes: np.ndarray) -> np.ndarray:
@@ -39,11 +39,11 @@ def item_agreement(coded: Coded) -> float | None:
 def _batch_ac1(tables: np.ndarray, coded: Coded) -> np.ndarray:
     # Two raters (Gwet 2008): p_e = sum_c pi_c (1 - pi_c) / (q - 1), pi_c = (row_c + col_c) / 2n.
     # Multiplied out by 4 n^2 (q - 1) so that only the last step is a float division.
-    n, agree, row, col = _table_parts(tables)
+    n, agree, row, col = table_parts(tables)
     q = tables.shape[-1]
     m = row + col
     s = (m * (2 * n[..., None] - m)).sum(axis=-1)
-    return _ratio(4 * n * (q - 1) * agree - s, 4 * n * n * (q - 1) - s)
+    return ratio_or_nan(4 * n * (q - 1) * agree - s, 4 * n * n * (q - 1) - s)
 
 
 def _prepare_ac1(data: object, categories: Sequence | None = None) -> Coded:

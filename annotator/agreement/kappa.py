@@ -32,7 +32,7 @@ from .intervals import clip_interval
 WEIGHTS = (None, "linear", "quadratic")
 
 
-def _table_parts(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def table_parts(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """n, number of agreements, row and column marginals of a stack of tables (last two axes)."""
     row = tables.sum(axis=-1)
     col = tables.sum(axis=-2)
@@ -40,7 +40,7 @@ def _table_parts(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return row.sum(axis=-1), agree, row, col
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def ratio_or_nan(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """num/den as floats, NaN where den == 0, without numpy warnings."""
     num = np.asarray(num, dtype=float)
     den = np.asarray(den, dtype=float)
@@ -59,8 +59,8 @@ def _two_rater(data: object, measure: str, categories: Sequence | None, **option
 
 
 def _batch_percent(tables: np.ndarray, coded: Coded) -> np.ndarray:
-    n, agree, _, _ = _table_parts(tables)
-    return _ratio(agree, n)
+    n, agree, _, _ = table_parts(tables)
+    return ratio_or_nan(agree, n)
 
 
 def _prepare_percent(data: object, categories: Sequence | None = None) -> Coded:
@@ -109,12 +109,12 @@ def _disagreement_weights(k: int, weights: str | None) -> np.ndarray:
 def _batch_kappa(tables: np.ndarray, coded: Coded) -> np.ndarray:
     # kappa_w = 1 - n * sum(v * T) / sum(v * row col^T), v the disagreement weights (all 1 off the diagonal when
     # unweighted, which is the usual (p_o - p_e) / (1 - p_e)); Fleiss & Cohen (1973).
-    n, _, row, col = _table_parts(tables)
+    n, _, row, col = table_parts(tables)
     k = tables.shape[-1]
     v = _disagreement_weights(k, coded.options.get("weights")).ravel()
     observed = tables.reshape(*tables.shape[:-2], k * k) @ v
     expected = np.einsum("...i,...j->...ij", row, col).reshape(*tables.shape[:-2], k * k) @ v
-    return 1.0 - _ratio(n * observed, expected)
+    return 1.0 - ratio_or_nan(n * observed, expected)
 
 
 def _check_weights(weights: object) -> None:
@@ -232,9 +232,9 @@ def cohen_kappa_ci(data: object, level: float = 0.95, categories: Sequence | Non
 
 def _batch_scott(tables: np.ndarray, coded: Coded) -> np.ndarray:
     # pi = (p_o - p_e) / (1 - p_e), p_e = sum_c ((row_c + col_c) / 2n)^2; multiplied out by 4n^2 to stay integer.
-    n, agree, row, col = _table_parts(tables)
+    n, agree, row, col = table_parts(tables)
     m2 = ((row + col) ** 2).sum(axis=-1)
-    return _ratio(4 * n * agree - m2, 4 * n * n - m2)
+    return ratio_or_nan(4 * n * agree - m2, 4 * n * n - m2)
 
 
 def _prepare_scott(data: object, categories: Sequence | None = None) -> Coded:
@@ -262,9 +262,9 @@ def scott_pi(data: object, categories: Sequence | None = None) -> float:
 
 
 def _batch_bennett(tables: np.ndarray, coded: Coded) -> np.ndarray:
-    n, agree, _, _ = _table_parts(tables)
+    n, agree, _, _ = table_parts(tables)
     q = tables.shape[-1]
-    return _ratio(q * agree - n, n * (q - 1))
+    return ratio_or_nan(q * agree - n, n * (q - 1))
 
 
 def _prepare_bennett(data: object, categories: Sequence | None = None) -> Coded:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Set
 
 from ._input import Coded, MeasureSpec, Result, check_rows, is_missing
-from .alpha import _compute_alpha, _prepare_alpha
+from .alpha import compute_alpha, prepare_alpha
 
 
 def _as_set(value: object, what: str) -> frozenset:
@@ -43,14 +43,14 @@ def _cell(value: object) -> frozenset:
 
 
 def _prepare_masi(data: object) -> Coded:
-    # Validate the cells as sets first; _prepare_alpha then encodes each distinct set as one value.
+    # Validate the cells as sets first; prepare_alpha then encodes each distinct set as one value.
     rows = check_rows(data, "krippendorff_alpha_masi")
     rows = [[None if is_missing(v) else _cell(v) for v in row] for row in rows]
-    return _prepare_alpha(rows, distance=masi_distance)
+    return prepare_alpha(rows, distance=masi_distance)
 
 
 def _compute_masi(coded: Coded) -> Result:
-    return _compute_alpha(coded)
+    return compute_alpha(coded)
 
 
 # Alpha with MASI: the alpha of alpha.py (krippendorff package / vectorised) with a MASI distance matrix.

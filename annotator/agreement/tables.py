@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._input import NAN, AgreementUndefined, complete_pairs, encode, pair_table
-from .kappa import _ratio
+from .kappa import ratio_or_nan
 
 
 # Confusion matrix: one np.bincount of the encoded pairs (hand-written; sklearn is not a dependency).
@@ -53,8 +53,8 @@ def per_category_agreement(data: object, categories: Sequence | None = None) -> 
     first, second = table.sum(axis=1), table.sum(axis=0)
     # 2x2 table per category: p_o = (both + neither) / n, p_e = (r s + (n - r)(n - s)) / n^2; times n^2.
     chance = first * second + (n - first) * (n - second)
-    kappa = _ratio(n * (n - first - second + 2 * both) - chance, n * n - chance)
-    specific = _ratio(2 * both, first + second)
+    kappa = ratio_or_nan(n * (n - first - second + 2 * both) - chance, n * n - chance)
+    specific = ratio_or_nan(2 * both, first + second)
     out = {}
     for i, cat in enumerate(coded.categories):
         reason = None

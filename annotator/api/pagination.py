@@ -19,8 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from annotator.selectors.issues import CURSOR_PATTERN, Cursor
-from annotator.selectors.issues import _beyond as beyond_cursor
+from annotator.selectors.issues import CURSOR_PATTERN, Cursor, beyond_cursor
 from core.pagination import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, BoundedLimitOffsetPagination, whole_number
 
 __all__ = ["BoundedLimitOffsetPagination", "IssueCursorPagination"]

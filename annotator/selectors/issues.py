@@ -207,7 +207,7 @@ def _with_snippet(queryset: QuerySet[Issue], q: str) -> QuerySet[Issue]:
     return queryset.annotate(snippet_at=at, snippet=Substr("body", start, SNIPPET_CHARS))
 
 
-def _beyond(cursor: Cursor, *, older: bool, nulls_first: bool) -> Q:
+def beyond_cursor(cursor: Cursor, *, older: bool, nulls_first: bool) -> Q:
     """Rows strictly after the cursor in (-created, -id) order (older=True), or strictly before it.
 
     `created <= c` (or `>=`) is kept as a separate term so the database can seek the index to
@@ -252,13 +252,15 @@ def issue_page(
     nulls_first = connections[queryset.db].features.nulls_order_largest
     after_cursor, before_cursor = Cursor.decode(after), Cursor.decode(before)
     if before_cursor is not None:
-        rows = list(queryset.filter(_beyond(before_cursor, older=False, nulls_first=nulls_first)).reverse()[: size + 1])
+        rows = list(
+            queryset.filter(beyond_cursor(before_cursor, older=False, nulls_first=nulls_first)).reverse()[: size + 1]
+        )
         has_more_newer = len(rows) > size
         issues = list(reversed(rows[:size]))
         has_newer, has_older = has_more_newer, True
     else:
         if after_cursor is not None:
-            queryset = queryset.filter(_beyond(after_cursor, older=True, nulls_first=nulls_first))
+            queryset = queryset.filter(beyond_cursor(after_cursor, older=True, nulls_first=nulls_first))
         rows = list(queryset[: size + 1])
         issues = rows[:size]
         has_newer, has_older = after_cursor is not None, len(rows) > size

@@ -15,22 +15,15 @@ from collections.abc import Callable, Iterator
 from json.encoder import encode_basestring  # the C encoder json.dumps(ensure_ascii=False) uses for strings
 from typing import Any
 
-from django.db.models import TextField
-from django.db.models.functions import Cast
-
 from annotator.exports.jsonl import dumps
 from annotator.exports.safe_csv import safe_cell
-from annotator.models import Resolution
 
 from .context import LIST_SEPARATOR, ExportContext
 from .rows import (
-    LABEL_COLUMNS,
-    _repository,
     disputed_keys,
-    excluded_reason_expression,
     final_dataset_header,
-    labelled,
-    streamed,
+    repository_name,
+    resolved_rows,
 )
 
 CACHE_LIMIT = 4096  # distinct id lists per dimension kept rendered; a study has far fewer, the bound keeps memory flat
@@ -85,34 +78,10 @@ def json_text(value: Any) -> str:
 
 
 def _final_rows(context: ExportContext) -> Iterator[tuple]:
-    """rows.py's query, with the labels of each dimension as a tuple (None when the dimension is absent) after the
+    """rows.py's rows, with the labels of each dimension as a tuple (None when the dimension is absent) after the
     fixed columns, and methods as JSON text: each distinct value is rendered once, not once per row."""
-    rows = streamed(
-        Resolution.objects.filter(study_issue__study=context.study, status=Resolution.Status.RESOLVED)
-        .order_by("study_issue__position", "final_values__id")
-        .values_list(
-            "pk",
-            "methods",
-            "excluded",
-            "study_issue__position",
-            "study_issue__round__number",
-            "study_issue__issue__url",
-            "study_issue__issue__repository__owner",
-            "study_issue__issue__repository__name",
-            "study_issue__issue__number",
-            "study_issue__issue__title",
-            Cast("methods", output_field=TextField()),
-            "method",
-            "disagreement_keys",
-            "disagreement_reason",
-            "excluded",
-            excluded_reason_expression(),
-            "note",
-            *LABEL_COLUMNS,
-        )
-    )
     keys = [dimension.key for dimension in context.dimensions]
-    for row, labels in labelled(rows):
+    for row, labels in resolved_rows(context, methods_as_text=True):
         yield (*row, *[tuple(labels[key]) if key in labels else None for key in keys])
 
 
@@ -143,7 +112,7 @@ def final_dataset_csv_lines(context: ExportContext) -> Iterator[str]:
 
     labels = _label_caches(context, cells)
     width = len(labels)
-    repository = BoundedCache(lambda pair: csv_cell(_repository(*pair)))
+    repository = BoundedCache(lambda pair: csv_cell(repository_name(*pair)))
     # method, disputed dimensions, reason, excluded, why excluded
     tail = BoundedCache(
         lambda key: ",".join(
@@ -178,7 +147,7 @@ def final_dataset_json_texts(context: ExportContext) -> Iterator[str]:
     labels = _label_caches(context, member)
     width = len(labels)
     methods_text = BoundedCache(lambda text: dumps(_ids(text) or {}))
-    repository = BoundedCache(lambda pair: json_text(_repository(*pair)))
+    repository = BoundedCache(lambda pair: json_text(repository_name(*pair)))
     disputed = BoundedCache(lambda keys: dumps(disputed_keys(keys)))
     for row in _final_rows(context):
         position, round_number, url, owner, repo, number, title, methods, method, keys = row[:10]

@@ -13,8 +13,8 @@ from operator import itemgetter
 from typing import Any
 
 from django.db import connections, transaction
-from django.db.models import Case, OuterRef, QuerySet, Subquery, Value, When
-from django.db.models.functions import Coalesce
+from django.db.models import Case, OuterRef, QuerySet, Subquery, TextField, Value, When
+from django.db.models.functions import Cast, Coalesce
 
 from annotator.models import Annotation, AnnotationValue, FirstSubmission, FirstSubmissionValue, Resolution
 from annotator.selectors.resolution_values import Labels, assemble_labels
@@ -41,7 +41,7 @@ def streamed(queryset: QuerySet, chunk_size: int = CHUNK_SIZE) -> Iterator[Any]:
         yield from queryset.iterator(chunk_size=chunk_size)
 
 
-def _repository(owner: str | None, name: str | None) -> str:
+def repository_name(owner: str | None, name: str | None) -> str:
     if not name:
         return ""
     return f"{owner}/{name}" if owner else name
@@ -100,7 +100,11 @@ def labelled(rows: Iterator[tuple]) -> Iterator[tuple[tuple, Labels]]:
         yield first[3:-4], labels
 
 
-def _final_rows(context: ExportContext) -> Iterator[tuple]:
+def resolved_rows(context: ExportContext, *, methods_as_text: bool = False) -> Iterator[tuple[tuple, Labels]]:
+    """The study's resolved issues in sample order, as (columns, final labels): position, round, URL, owner,
+    repository, number, title, methods, method, disagreement keys and reason, excluded, excluded reason, note.
+    One query for the whole export, streamed; `methods_as_text` gives the methods as the database's JSON text."""
+    methods = Cast("methods", output_field=TextField()) if methods_as_text else "methods"
     rows = streamed(
         Resolution.objects.filter(study_issue__study=context.study, status=Resolution.Status.RESOLVED)
         .order_by("study_issue__position", "final_values__id")
@@ -115,7 +119,7 @@ def _final_rows(context: ExportContext) -> Iterator[tuple]:
             "study_issue__issue__repository__name",
             "study_issue__issue__number",
             "study_issue__issue__title",
-            "methods",
+            methods,
             "method",
             "disagreement_keys",
             "disagreement_reason",
@@ -125,7 +129,11 @@ def _final_rows(context: ExportContext) -> Iterator[tuple]:
             *LABEL_COLUMNS,
         )
     )
-    for row, labels in labelled(rows):
+    return labelled(rows)
+
+
+def _final_rows(context: ExportContext) -> Iterator[tuple]:
+    for row, labels in resolved_rows(context):
         yield (*row[:7], labels, *row[7:])
 
 
@@ -134,7 +142,7 @@ def final_dataset_rows(context: ExportContext) -> Iterator[list[Any]]:
     for row in _final_rows(context):
         position, round_number, url, owner, repo, number, title, values, _methods = row[:9]
         method, keys, reason, excluded, excluded_reason, _note = row[9:]
-        cells: list[Any] = [position, round_number, url, _repository(owner, repo), number, title]
+        cells: list[Any] = [position, round_number, url, repository_name(owner, repo), number, title]
         for dimension in context.dimensions:
             ids = (values or {}).get(dimension.key)
             cells += [LIST_SEPARATOR.join(context.codes(ids)), LIST_SEPARATOR.join(context.names(ids))]
@@ -161,7 +169,7 @@ def final_dataset_records(context: ExportContext) -> Iterator[dict[str, Any]]:
             "position": position,
             "round": round_number,
             "issue_url": url,
-            "repository": _repository(owner, repo),
+            "repository": repository_name(owner, repo),
             "number": number,
             "title": title,
             "labels": labels,

@@ -17,7 +17,7 @@ from annotator.services.resolutions.values import value_rows
 from taxonomy.models import Category, TaxonomyVersion
 from taxonomy.services.operations import CategoryFate
 
-from .labels import RELABEL, _needs_reset, _stale
+from .labels import RELABEL, final_label_needs_reset, stale_categories
 
 
 def _map_ids(ids: list, fates: dict[int, CategoryFate]) -> tuple[list[int], bool]:
@@ -104,7 +104,7 @@ def _snapshot_labels(labels: Labels) -> dict:
     return snapshot
 
 
-def _move_resolutions(
+def final_labels_move(
     resolutions: list[Resolution], fates, actor, move: StudyVersionMove, note: str
 ) -> tuple[dict[int, dict[str, list[int]]], dict[str, int]]:
     """Map resolution values to the new version; returns, per resolution, the split or deprecated categories
@@ -124,7 +124,7 @@ def _move_resolutions(
         old = current[resolution.pk]
         if not old:
             continue
-        stale[resolution.pk] = _stale(category_ids(old), fates)
+        stale[resolution.pk] = stale_categories(category_ids(old), fates)
         new, needs_person, from_proposal = _carry(old, fates, targets)
         move.before["resolutions"][str(resolution.pk)] = category_ids(old)
         rows += value_rows(resolution, new, dimension_ids=dimension_ids)
@@ -160,7 +160,7 @@ def _move_resolutions(
     return stale, counts
 
 
-def _reset_resolutions(
+def final_labels_reset(
     resolutions: list[Resolution],
     stale: dict[int, dict[str, list[int]]],
     rater_stale: dict[int, set[int]],
@@ -170,7 +170,11 @@ def _reset_resolutions(
     to_version: TaxonomyVersion,
 ) -> int:
     """Send the final labels that need a person back to adjudication (the old decision stays in the history)."""
-    chosen = [r for r in resolutions if _needs_reset(r.status, stale.get(r.pk, {}), r.study_issue_id in rater_stale)]
+    chosen = [
+        r
+        for r in resolutions
+        if final_label_needs_reset(r.status, stale.get(r.pk, {}), r.study_issue_id in rater_stale)
+    ]
     decided_stale = {r.pk: [pk for ids in stale.get(r.pk, {}).values() for pk in ids] for r in chosen}
     wanted = {pk for ids in decided_stale.values() for pk in ids} | {pk for ids in rater_stale.values() for pk in ids}
     names = dict(Category.objects.filter(pk__in=wanted).values_list("pk", "name"))

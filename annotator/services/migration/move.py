@@ -28,10 +28,10 @@ from taxonomy.models import Category, Dimension, TaxonomyVersion
 from taxonomy.services.operations import version_category_map
 from taxonomy.services.operations.mapping import KINDS
 
-from .final_labels import _move_resolutions, _reset_resolutions
-from .labels import RELABEL, _values
+from .final_labels import final_labels_move, final_labels_reset
+from .labels import RELABEL, study_rater_labels
 from .proposals import ProposalOutcome, proposal_outcomes, relabel_reason
-from .targets import _check_target
+from .targets import check_move_target
 
 
 @transaction.atomic
@@ -49,7 +49,7 @@ def study_version_move(
     locked = Study.objects.select_for_update(of=("self",)).select_related("taxonomy_version").get(pk=study.pk)
     if expected_from_version is not None and locked.taxonomy_version_id != expected_from_version:
         raise ConflictError("This study was moved to another taxonomy version meanwhile; reload the page.")
-    _check_target(locked, to_version)
+    check_move_target(locked, to_version)
     list(StudyIssue.objects.select_for_update().filter(study=locked).order_by("pk").values_list("pk", flat=True))
     resolutions = list(
         Resolution.objects.select_for_update(of=("self",))
@@ -72,7 +72,7 @@ def study_version_move(
         raise DomainError(f"v{to_version.number} lacks the dimension(s) {', '.join(missing)} this study labels.")
     category_dimension = dict(Category.objects.filter(dimension__version=to_version).values_list("pk", "dimension_id"))
 
-    rows = _values(locked)
+    rows = study_rater_labels(locked)
     before: dict[int, dict[str, list[int]]] = {}
     after: dict[int, dict[str, list[int]]] = {}
     seen: set[tuple[int, int]] = set()
@@ -163,8 +163,8 @@ def study_version_move(
     for _pk, annotation_id, _key, category_id in rows:
         if annotation_id in to_reopen and fates[category_id].kind in RELABEL:
             rater_stale.setdefault(to_reopen[annotation_id], set()).add(category_id)
-    stale, resolution_counts = _move_resolutions(resolutions, fates, actor, move, note)
-    resolution_counts["resolutions_reset"] = _reset_resolutions(
+    stale, resolution_counts = final_labels_move(resolutions, fates, actor, move, note)
+    resolution_counts["resolutions_reset"] = final_labels_reset(
         resolutions, stale, rater_stale, fates=fates, actor=actor, to_version=to_version
     )
     resolution_counts["resolutions_reset"] += _reset_for_proposals(

@@ -7,7 +7,7 @@ from annotator.selectors.studies import study_dimensions
 from core.errors import DomainError
 from taxonomy.models import TaxonomyVersion
 
-from .labels import _values
+from .labels import study_rater_labels
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ def labels_as_of_version(*, study: Study, version: TaxonomyVersion) -> list[Labe
     """
     if version.pk == study.taxonomy_version_id:
         values: dict[int, dict[str, list[int]]] = {}
-        for _pk, annotation_id, key, category_id in _values(study):
+        for _pk, annotation_id, key, category_id in study_rater_labels(study):
             values.setdefault(annotation_id, {}).setdefault(key, []).append(category_id)
         submitted = None
     else:

@@ -10,9 +10,9 @@ from taxonomy.services.operations import CategoryFate, version_category_map
 from taxonomy.services.operations.mapping import KINDS
 
 from .final_labels import final_label_proposals_preview, final_label_rows
-from .labels import RELABEL, _needs_reset, _stale, _values
+from .labels import RELABEL, final_label_needs_reset, stale_categories, study_rater_labels
 from .proposals import proposal_outcomes
-from .targets import _check_target
+from .targets import check_move_target
 
 WHY_SHORT = {
     "absent": "sorted into a category this version lacks",
@@ -60,13 +60,13 @@ class MovePreview:
 
 
 def study_version_preview(*, study: Study, to_version: TaxonomyVersion) -> MovePreview:
-    _check_target(study, to_version)
+    check_move_target(study, to_version)
     fates = version_category_map(from_version=study.taxonomy_version, to_version=to_version)
     preview = MovePreview(from_version=study.taxonomy_version, to_version=to_version)
     relabel_annotations = set()
     affected: Counter = Counter()
     after: dict[int, dict[str, list[int]]] = {}
-    for _pk, annotation_id, key, category_id in _values(study):
+    for _pk, annotation_id, key, category_id in study_rater_labels(study):
         fate = fates[category_id]
         kind = fate.kind
         preview.labels[kind] += 1
@@ -106,7 +106,7 @@ def study_version_preview(*, study: Study, to_version: TaxonomyVersion) -> MoveP
         for ids in (values or {}).values():
             for category_id in ids:
                 preview.resolution_labels[fates[int(category_id)].kind] += 1
-        if _needs_reset(status, _stale(values, fates), study_issue_id in reopened_issues):
+        if final_label_needs_reset(status, stale_categories(values, fates), study_issue_id in reopened_issues):
             preview.resolutions_to_reset += 1
     finals = final_label_proposals_preview(study=study, to_version=to_version)
     preview.final_proposals_to_category = finals["final_proposals_to_category"]

@@ -21,7 +21,7 @@ def study_version_targets(*, study: Study) -> list[TaxonomyVersion]:
     return found
 
 
-def _check_target(study: Study, to_version: TaxonomyVersion) -> None:
+def check_move_target(study: Study, to_version: TaxonomyVersion) -> None:
     if to_version.pk == study.taxonomy_version_id:
         raise DomainError(f"The study already uses v{to_version.number}.")
     if to_version.taxonomy_id != study.taxonomy_version.taxonomy_id:

@@ -5,11 +5,26 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotator.models import Resolution, ResolutionHistory, ResolutionValue, Study, StudyIssue
+from annotator.selectors.studies import study_dimensions
 from annotator.services.agreement.version import study_labels_changed
 from annotator.services.history import resolution_history_record
 
-from .comparison import EXCLUDED, Comparison, RaterLabels, _keys, _overall_method, compare_labels, rater_labels
-from .rows import _dimensions, _lock, _save_revision, _snapshot, _submitted_annotations, version_dimension_ids
+from .comparison import (
+    EXCLUDED,
+    Comparison,
+    RaterLabels,
+    compare_labels,
+    disagreement_keys_text,
+    overall_method,
+    rater_labels,
+)
+from .rows import (
+    lock_issue_resolution,
+    resolution_save_revision,
+    resolution_state_snapshot,
+    submitted_annotations,
+    version_dimension_ids,
+)
 from .values import value_rows
 
 
@@ -23,12 +38,12 @@ def resolution_auto(*, study_issue: StudyIssue, actor=None) -> Resolution | None
     dimensions still in dispute must be made again (the history keeps them). Returns None while some
     rater has not submitted.
     """
-    locked_issue, existing = _lock(study_issue)
-    annotations = _submitted_annotations(locked_issue)
+    locked_issue, existing = lock_issue_resolution(study_issue)
+    annotations = submitted_annotations(locked_issue)
     assigned = locked_issue.assignments.count()
     if not annotations or len(annotations) < assigned or not all(a.frozen for a in annotations):
         return None
-    dimensions = _dimensions(locked_issue.study)
+    dimensions = study_dimensions(study=locked_issue.study)
     comparison = compare_labels([rater_labels(a) for a in annotations], dimension_keys=[d.key for d in dimensions])
     resolution = _auto_write(
         locked_issue=locked_issue,
@@ -83,10 +98,10 @@ def _auto_write(
     if dimension_ids is None:
         dimension_ids = version_dimension_ids(locked_issue.study.taxonomy_version_id)
     if existing is not None:
-        before = _snapshot(existing)
+        before = resolution_state_snapshot(existing)
         for name, value in fields.items():
             setattr(existing, name, value)
-        _save_revision(
+        resolution_save_revision(
             existing,
             actor=actor,
             action=ResolutionHistory.Action.AUTO,
@@ -104,7 +119,7 @@ def _auto_write(
         actor=actor,
         action=ResolutionHistory.Action.AUTO,
         before={},
-        after=_snapshot(resolution, labels),
+        after=resolution_state_snapshot(resolution, labels),
     )
     return resolution
 
@@ -144,10 +159,10 @@ def _auto_fields(*, existing: Resolution | None, comparison: Comparison, single:
         "values": values,
         "methods": methods,
         "excluded": comparison.all_excluded,
-        "disagreement_keys": _keys(keys),
+        "disagreement_keys": disagreement_keys_text(keys),
         "disagreement_count": len(keys),
         "status": Resolution.Status.RESOLVED if resolved else Resolution.Status.PENDING,
-        "method": (Resolution.Method.SINGLE_CODED if single else _overall_method(methods)) if resolved else "",
+        "method": (Resolution.Method.SINGLE_CODED if single else overall_method(methods)) if resolved else "",
         "disagreement_reason": "",
         "decided_by": None,
         "decided_at": timezone.now(),
@@ -172,7 +187,7 @@ def resolutions_ensure(*, study: Study) -> int:
     created = 0
     for study_issue in missing:
         with transaction.atomic():
-            locked_issue, existing = _lock(study_issue)
+            locked_issue, existing = lock_issue_resolution(study_issue)
             if existing is None and resolution_auto(study_issue=locked_issue) is not None:
                 created += 1
     return created

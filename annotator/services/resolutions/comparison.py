@@ -98,11 +98,11 @@ def open_disagreements(resolution: Resolution) -> list[str]:
     return [key for key in resolution.disagreements if key not in resolution.methods]
 
 
-def _overall_method(methods: dict[str, str]) -> str:
+def overall_method(methods: dict[str, str]) -> str:
     if not methods:
         return Resolution.Method.UNANIMOUS
     return max(methods.values(), key=lambda m: METHOD_RANK.get(m, 0))
 
 
-def _keys(disagreements: Sequence[str]) -> str:
+def disagreement_keys_text(disagreements: Sequence[str]) -> str:
     return f",{','.join(disagreements)}," if disagreements else ""

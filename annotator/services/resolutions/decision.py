@@ -7,14 +7,15 @@ from django.utils import timezone
 
 from annotator.models import Annotation, Resolution, ResolutionHistory, StudyIssue
 from annotator.selectors.resolution_values import ProposedLabel, resolution_labels_fresh
+from annotator.selectors.studies import study_dimensions
 from annotator.services.agreement.version import study_labels_changed
 from annotator.services.annotations import annotation_reopen
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
 from taxonomy.models import Category, Dimension
 
 from .adjudicators import can_adjudicate
-from .comparison import EXCLUDED, _overall_method, open_disagreements
-from .rows import _dimensions, _lock, _save_revision, _snapshot, _submitted_annotations
+from .comparison import EXCLUDED, open_disagreements, overall_method
+from .rows import lock_issue_resolution, resolution_save_revision, resolution_state_snapshot, submitted_annotations
 
 DECISION_METHODS = (Resolution.Method.NEGOTIATED, Resolution.Method.ADJUDICATED)
 REASONS = {choice for choice in Resolution.Reason.values if choice}
@@ -93,8 +94,8 @@ def resolution_record(
     `proposals`: {dimension key: id of a rater's annotation} to settle that dimension on the proposal that rater
     made in it (stored as a proposal-valued final label until the card board sorts it into a category).
     """
-    locked_issue, resolution = _lock(study_issue)
-    annotations = _submitted_annotations(locked_issue)
+    locked_issue, resolution = lock_issue_resolution(study_issue)
+    annotations = submitted_annotations(locked_issue)
     _check_adjudicator(actor=actor, study_issue=locked_issue, annotations=annotations)
     _check_current(resolution, expected_version, annotations)
     if method not in DECISION_METHODS:
@@ -110,7 +111,7 @@ def resolution_record(
         )
     if reason and reason not in REASONS:
         raise DomainError(f"Unknown reason '{reason}'.", field="reason")
-    dimensions = {d.key: d for d in _dimensions(locked_issue.study)}
+    dimensions = {d.key: d for d in study_dimensions(study=locked_issue.study)}
     offered = {value.category_id for a in annotations for value in a.values.all()}
     cleaned: dict[str, list] = dict(_clean_values(values, dimensions=dimensions, offered=offered))
     for key, proposed in _clean_proposals(proposals or {}, dimensions=dimensions, annotations=annotations).items():
@@ -120,7 +121,7 @@ def resolution_record(
                 field="proposals",
             )
         cleaned[key] = [*cleaned.get(key, []), proposed]
-    before = _snapshot(resolution)
+    before = resolution_state_snapshot(resolution)
     methods = dict(resolution.methods)
     if excluded:
         new_values: dict[str, list] = {}
@@ -143,13 +144,13 @@ def resolution_record(
     resolution.methods = methods
     resolution.excluded = excluded
     resolution.status = Resolution.Status.RESOLVED
-    resolution.method = _overall_method(methods)
+    resolution.method = overall_method(methods)
     resolution.disagreement_reason = reason
     resolution.note = note.strip()
     resolution.decided_by = actor
     resolution.decided_at = timezone.now()
     action = ResolutionHistory.Action.REVISE if was_resolved else ResolutionHistory.Action.RECORD
-    _save_revision(
+    resolution_save_revision(
         resolution,
         actor=actor,
         action=action,
@@ -188,19 +189,19 @@ def _clean_proposals(
 @transaction.atomic
 def resolution_send_back(*, study_issue: StudyIssue, actor, note: str, expected_version: int) -> Resolution:
     """Reopen every rater's annotation so they discuss the issue; it returns to the queue when all resubmit."""
-    locked_issue, resolution = _lock(study_issue)
-    annotations = _submitted_annotations(locked_issue)
+    locked_issue, resolution = lock_issue_resolution(study_issue)
+    annotations = submitted_annotations(locked_issue)
     _check_adjudicator(actor=actor, study_issue=locked_issue, annotations=annotations)
     _check_current(resolution, expected_version, annotations)
     if not note.strip():
         raise DomainError("Tell the raters what to discuss before sending the issue back.", field="note")
-    before = _snapshot(resolution)
+    before = resolution_state_snapshot(resolution)
     for annotation in annotations:
         annotation_reopen(annotation=annotation, actor=actor, reason=note.strip())
     resolution.status = Resolution.Status.SENT_BACK
     resolution.method = ""
     resolution.note = note.strip()
-    _save_revision(
+    resolution_save_revision(
         resolution,
         actor=actor,
         action=ResolutionHistory.Action.SEND_BACK,

@@ -10,8 +10,8 @@ from annotator.services.agreement.version import study_labels_changed
 from core.errors import ConflictError, DomainError, NotFoundError, PermissionDeniedError
 
 from .adjudicators import can_adjudicate
-from .comparison import _keys
-from .rows import _lock, _save_revision, _snapshot
+from .comparison import disagreement_keys_text
+from .rows import lock_issue_resolution, resolution_save_revision, resolution_state_snapshot
 
 
 @transaction.atomic
@@ -26,7 +26,7 @@ def resolution_reset(
     pending with no overall method or decider, unless it is sent back: then it stays sent back, so the
     raters' discussion still counts once they agree. The history entry keeps the decision and says why.
     """
-    locked_issue, resolution = _lock(study_issue)
+    locked_issue, resolution = lock_issue_resolution(study_issue)
     if not can_adjudicate(actor, locked_issue.study):
         raise PermissionDeniedError("Only the study's adjudicators and owners can take back a decision.")
     if resolution is None:
@@ -40,21 +40,21 @@ def resolution_reset(
     if not reason:
         raise DomainError("Say why the decision is taken back; the adjudicator reads it in the history.")
     stale = list(dict.fromkeys(undecided))
-    before = _snapshot(resolution)
+    before = resolution_state_snapshot(resolution)
     # Only the stale dimensions' rows go; the others stay as they are (a version move resets after it has
     # carried the rows to the new version's dimensions).
     ResolutionValue.objects.filter(resolution=resolution, dimension__key__in=stale).delete()
     resolution.methods = {key: m for key, m in resolution.methods.items() if key not in stale}
     if resolution.status != Resolution.Status.SENT_BACK:
         disputed = list(dict.fromkeys([*resolution.disagreements, *stale]))
-        resolution.disagreement_keys = _keys(disputed)
+        resolution.disagreement_keys = disagreement_keys_text(disputed)
         resolution.disagreement_count = len(disputed)
         resolution.status = Resolution.Status.PENDING
     resolution.method = ""
     resolution.disagreement_reason = ""
     resolution.decided_by = None
     resolution.decided_at = timezone.now()
-    _save_revision(
+    resolution_save_revision(
         resolution,
         actor=actor,
         action=ResolutionHistory.Action.REVISE,

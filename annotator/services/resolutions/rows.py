@@ -5,9 +5,8 @@ Lock order, as in the annotation services: the study issue first, then the resol
 Resolution.version is the optimistic lock a client sends back; the row lock makes the check-and-write atomic.
 """
 
-from annotator.models import Annotation, Resolution, Study, StudyIssue
+from annotator.models import Annotation, Resolution, StudyIssue
 from annotator.selectors.resolution_values import Labels
-from annotator.selectors.studies import study_dimensions
 from annotator.services.history import resolution_history_record, resolution_snapshot
 from taxonomy.models import Dimension
 
@@ -19,11 +18,7 @@ def version_dimension_ids(version_id: int) -> dict[str, int]:
     return dict(Dimension.objects.filter(version_id=version_id).values_list("key", "pk"))
 
 
-def _dimensions(study: Study) -> list[Dimension]:
-    return study_dimensions(study=study)
-
-
-def _submitted_annotations(study_issue: StudyIssue) -> list[Annotation]:
+def submitted_annotations(study_issue: StudyIssue) -> list[Annotation]:
     return list(
         Annotation.objects.filter(assignment__study_issue=study_issue, submitted_at__isnull=False)
         .select_related("assignment")
@@ -32,7 +27,7 @@ def _submitted_annotations(study_issue: StudyIssue) -> list[Annotation]:
     )
 
 
-def _snapshot(resolution: Resolution, labels: Labels | None = None) -> dict:
+def resolution_state_snapshot(resolution: Resolution, labels: Labels | None = None) -> dict:
     return {
         **resolution_snapshot(resolution, labels=labels),
         "methods": dict(resolution.methods),
@@ -41,7 +36,7 @@ def _snapshot(resolution: Resolution, labels: Labels | None = None) -> dict:
     }
 
 
-def _save_revision(
+def resolution_save_revision(
     resolution: Resolution,
     *,
     actor,
@@ -71,11 +66,11 @@ def _save_revision(
         actor=actor,
         action=action,
         before=before,
-        after={**_snapshot(resolution), **(note or {})},
+        after={**resolution_state_snapshot(resolution), **(note or {})},
     )
 
 
-def _lock(study_issue: StudyIssue) -> tuple[StudyIssue, Resolution | None]:
+def lock_issue_resolution(study_issue: StudyIssue) -> tuple[StudyIssue, Resolution | None]:
     locked_issue = StudyIssue.objects.select_for_update(of=("self",)).select_related("study").get(pk=study_issue.pk)
     resolution = Resolution.objects.select_for_update(of=("self",)).filter(study_issue=locked_issue).first()
     return locked_issue, resolution

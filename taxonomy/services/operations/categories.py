@@ -67,7 +67,7 @@ def category_rename(
     *, category: Category | int, actor, name: str, expected_revision: int | None = None, note: str = ""
 ) -> Category:
     """Rename in place (the lineage id stays): labels follow automatically; the old name becomes an alias."""
-    version = _version_of(category)
+    version = version_of_category(category)
     locked = lock_draft(version=version, actor=actor, expected_revision=expected_revision)
     found = category_in(locked, category)
     name = clean_name(name)
@@ -103,7 +103,7 @@ def category_redefine(
     expected_revision: int | None = None,
     note: str = "",
 ) -> Category:
-    version = _version_of(category)
+    version = version_of_category(category)
     locked = lock_draft(version=version, actor=actor, expected_revision=expected_revision)
     found = category_in(locked, category)
     found.definition = definition.strip()
@@ -133,7 +133,7 @@ def category_move(
     note: str = "",
 ) -> Category:
     """Re-parent within the dimension (None: to the top level). A category cannot move under itself."""
-    version = _version_of(category)
+    version = version_of_category(category)
     locked = lock_draft(version=version, actor=actor, expected_revision=expected_revision)
     found = category_in(locked, category)
     new_parent = category_in(locked, parent) if parent is not None else None
@@ -171,7 +171,7 @@ def category_deprecate(
     reason = " ".join((reason or "").split())
     if not reason:
         raise DomainError("Say why the category is deprecated; raters re-labelling its issues will read it.")
-    version = _version_of(category)
+    version = version_of_category(category)
     locked = lock_draft(version=version, actor=actor, expected_revision=expected_revision)
     found = category_in(locked, category)
     if found.deprecated:
@@ -203,7 +203,7 @@ def category_alias_add(
     note: str = "",
 ) -> Category:
     """Other spellings (e.g. raters' proposals sorted onto this card) and example issues."""
-    version = _version_of(category)
+    version = version_of_category(category)
     locked = lock_draft(version=version, actor=actor, expected_revision=expected_revision)
     found = category_in(locked, category)
     known = {a.casefold() for a in found.aliases} | {found.name.casefold()}
@@ -227,7 +227,7 @@ def category_alias_add(
     return found
 
 
-def _version_of(category: Category | int) -> TaxonomyVersion:
+def version_of_category(category: Category | int) -> TaxonomyVersion:
     pk = category.pk if isinstance(category, Category) else int(category)
     version = TaxonomyVersion.objects.filter(dimensions__categories=pk).first()
     if version is None:

@@ -14,7 +14,7 @@ from django.db import transaction
 from core.errors import DomainError
 from taxonomy.models import Category, CategoryLineage
 
-from .categories import _version_of
+from .categories import version_of_category
 from .common import category_in, check_name_free, clean_name, edge, finish_edit, lock_draft, next_order, unique_code
 
 Op = CategoryLineage.Operation
@@ -45,7 +45,7 @@ def categories_merge(
     pks = list(dict.fromkeys(c.pk if isinstance(c, Category) else int(c) for c in categories))
     if len(pks) < 2:
         raise DomainError("Choose at least two categories to merge.")
-    locked = lock_draft(version=_version_of(pks[0]), actor=actor, expected_revision=expected_revision)
+    locked = lock_draft(version=version_of_category(pks[0]), actor=actor, expected_revision=expected_revision)
     sources = [category_in(locked, pk) for pk in pks]
     dimension = sources[0].dimension
     if any(s.dimension_id != dimension.pk for s in sources):
@@ -126,7 +126,7 @@ def category_split(
         raise DomainError("A split needs at least two new categories.")
     if len({n.casefold() for n in names}) != len(names):
         raise DomainError("The new categories of a split need different names.")
-    locked = lock_draft(version=_version_of(category), actor=actor, expected_revision=expected_revision)
+    locked = lock_draft(version=version_of_category(category), actor=actor, expected_revision=expected_revision)
     source = category_in(locked, category)
     if source.deprecated:
         raise DomainError(f"'{source.name}' is deprecated; only current categories can be split.")

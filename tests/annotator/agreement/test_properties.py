@@ -146,7 +146,7 @@ reliability = st.integers(2, 5).flatmap(
 @given(reliability, st.sampled_from(["nominal", "ordinal", "interval", "ratio"]))
 def test_vectorised_alpha_matches_the_krippendorff_package(units, level):
     data = [list(r) for r in zip(*units, strict=True)]
-    coded = alpha_module._prepare_alpha(data, level=level)
+    coded = alpha_module.prepare_alpha(data, level=level)
     codes = coded.codes
     m = (codes >= 0).sum(axis=0)
     assume((m >= 2).any() and len(set(codes[:, m >= 2].ravel()) - {-1}) >= 2)
