@@ -175,7 +175,7 @@ def encode(
         index[v] = MISSING
     codes = np.empty((len(rows), n), dtype=np.int64)
     for r, row in enumerate(rows):
-        # map() over a dict lookup runs in C: ~4 ms per 100,000 cells, the bulk of a measure's cost at scale.
+        # map() over a dict lookup runs in C, not a Python loop per cell: encoding is most of a measure's cost at scale.
         codes[r] = np.fromiter(map(index.__getitem__, row), dtype=np.int64, count=n)
     if not rows:
         codes = np.empty((0, 0), dtype=np.int64)
