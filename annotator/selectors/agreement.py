@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
-from django.db import connection
-from django.db.models import Count, Q
+from django.db.models import Count, Max, OuterRef, Q, Subquery
 
 from annotator.models import (
     Annotation,
@@ -77,15 +76,16 @@ def labels_version(*, study: Study) -> str:
     changes a label; a new round (drawn or imported) adds a StudyRound; moving to another taxonomy version
     saves the study.
     """
-    q = connection.ops.quote_name
-    versions, rounds = q(StudyLabelsVersion._meta.db_table), q(StudyRound._meta.db_table)
-    sql = (
-        f"SELECT (SELECT number FROM {versions} WHERE study_id = %s), "  # noqa: S608 -- names from the models
-        f"(SELECT COUNT(*) FROM {rounds} WHERE study_id = %s), (SELECT MAX(id) FROM {rounds} WHERE study_id = %s)"
+    rounds = StudyRound.objects.filter(study=OuterRef("pk")).order_by().values("study")
+    number, round_count, last_round = (
+        Study.objects.filter(pk=study.pk)
+        .values_list(
+            Subquery(StudyLabelsVersion.objects.filter(study=OuterRef("pk")).values("number")),
+            Subquery(rounds.annotate(count=Count("pk")).values("count")),
+            Subquery(rounds.annotate(last=Max("pk")).values("last")),
+        )
+        .get()
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [study.pk, study.pk, study.pk])
-        number, round_count, last_round = cursor.fetchone()
     return f"{study.updated_at.isoformat()}|{number or 0}|{round_count}|{last_round}"
 
 

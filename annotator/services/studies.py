@@ -6,7 +6,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils.text import slugify
 
-from annotator.models import PhaseChange, Study, StudyMember
+from annotator.models import PhaseChange, Study, StudyLabelsVersion, StudyMember
 from annotator.services.frames import FrameSpec, frame_append
 from core.errors import ConflictError, DomainError, PermissionDeniedError
 from core.permissions import can_manage_imports
@@ -91,6 +91,8 @@ def study_create(
         created_by=created_by,
     )
     study.dimensions.set(dimensions)
+    # With the study, so each label change is one UPDATE (a study made another way gets it at its first change).
+    StudyLabelsVersion.objects.create(study=study)
     members = [StudyMember(study=study, user=created_by, role=StudyMember.Role.OWNER)]
     members += [StudyMember(study=study, user=user, role=StudyMember.Role.RATER) for user in raters]
     members += [

@@ -9,7 +9,8 @@ from datetime import timedelta
 
 from celery import current_app
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from annotator.models import StudyLabelsVersion
@@ -27,17 +28,16 @@ def precompute_lock_key(study_id: int) -> str:
 def study_labels_changed(*, study_id: int) -> None:
     """Record that the study's labels changed; call it last in the transaction that changed them.
 
-    One statement (an upsert that increments), so a label change costs one more query. The row stays
-    locked until the transaction ends, which orders concurrent label changes of one study: called as the
-    last write, the lock is held for the commit only.
+    One UPDATE that increments, so a label change costs one more query; a study's first change creates the row
+    first. The row stays locked until the transaction ends, which orders concurrent label changes of one study:
+    called as the last write, the lock is held for the commit only.
     """
-    table = connection.ops.quote_name(StudyLabelsVersion._meta.db_table)
-    sql = (
-        f"INSERT INTO {table} (study_id, number, changed_at) VALUES (%s, 1, %s) "  # noqa: S608 -- the model's table
-        f"ON CONFLICT (study_id) DO UPDATE SET number = {table}.number + 1, changed_at = EXCLUDED.changed_at"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [study_id, timezone.now()])
+    now = timezone.now()
+    row = StudyLabelsVersion.objects.filter(study_id=study_id)
+    if not row.update(number=F("number") + 1, changed_at=now):
+        # A concurrent first change inserting the same row makes get_or_create wait for it, then read it.
+        StudyLabelsVersion.objects.get_or_create(study_id=study_id)
+        row.update(number=F("number") + 1, changed_at=now)
     # robust: the labels are committed by then, so a failure here (the cache or the broker down) is logged and
     # must not turn the rater's saved change into an error; the next agreement page view computes the report.
     transaction.on_commit(lambda: agreement_precompute_soon(study_id=study_id), robust=True)

@@ -89,6 +89,26 @@ def test_the_first_change_creates_the_row_and_later_ones_count_up(users):
     assert number(study) == 2
 
 
+@pytest.mark.django_db(transaction=True)
+def test_two_first_changes_at_once_both_count(users):
+    import time
+
+    from django.db import transaction
+
+    from tests.concurrency import raised, run_together
+
+    study = grant_study(users)
+    StudyLabelsVersion.objects.filter(study=study).delete()
+
+    def change() -> None:
+        with transaction.atomic():
+            study_labels_changed(study_id=study.pk)
+            time.sleep(0.2)  # the new row stays uncommitted while the other change finds none and creates it too
+
+    assert raised(run_together(change, change)) == []
+    assert number(study) == 2
+
+
 @pytest.fixture
 def with_broker(monkeypatch):
     """As with a broker: tasks are queued, not run in-process (apply_async is recorded instead)."""
