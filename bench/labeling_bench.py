@@ -199,6 +199,23 @@ and the queue page stay within their targets, save misses by 1 to 27%, and submi
 than 2x, where the plain ORM stays. Relative to its floor, each request costs what it cost on the machine
 before (submit 5.2 to 5.6 times the bare GET here, 5.7 to 6.0 there).
 
+On a third machine of the same kind (AMD EPYC) on 2026-12-06, six runs within an hour on one reused
+database, the machine's speed moving under them (its floor went from 2.2 to 3.8 ms with nothing else of the
+project's running), server medians in ms; runs 4 to 6 after the labels version became an ORM UPDATE (the same
+number of statements):
+
+| run | next | save | submit (open / completing) | queue page | floor GET / PUT | submit / floor PUT |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| 1 | 8.1 | 9.3 | 13.6 (12.3 / 17.5) | 9.7 | 2.2 / 2.7 | 5.0 |
+| 2 | 10.0 | 11.5 | 17.9 (14.9 / 23.0) | 12.2 | 3.1 / 3.6 | 5.0 |
+| 3 | 10.8 | 12.2 | 19.3 (16.0 / 22.5) | 12.6 | 3.1 / 3.6 | 5.4 |
+| 4 | 9.6 | 10.9 | 17.6 (15.7 / 19.3) | 11.6 | 2.9 / 3.3 | 5.3 |
+| 5 | 12.7 | 14.5 | 22.7 (19.8 / 27.4) | 14.8 | 3.8 / 4.4 | 5.2 |
+| 6 (the table above) | 10.8 | 12.6 | 19.3 (16.7 / 23.9) | 12.9 | 3.1 / 3.7 | 5.2 |
+
+The milliseconds moved by 1.7x from run to run; each request's multiple of the floor did not (submit 5.0 to 5.4
+times the bare PUT). Whether a run meets an absolute target depends on the moment it ran in.
+
 What else was measured then and not kept: a second interpreter, Debian's own Python 3.11 (30% faster than
 this machine's Python 3.11.7 on a plain Python loop), gave no faster requests (submit 13.5 ms, in a run between
 runs 1 and 2). Merging the study issue's lock into the locking read would save one statement, but would then
