@@ -685,11 +685,13 @@ requirements.txt only, as the image has it; memory after the load 323 MiB RSS, 2
 150.3 against 22.1, 166.0 against 1,783.0 ms (10.7x); 151.6 against 23.5, 166.2 against 1,638.8 ms (9.9x;
 309 MiB RSS, 252 MiB PSS); production install, 142.9 against 23.1, 175.7 against 1,718.7 ms (9.8x; 302 MiB
 RSS, 247 MiB PSS); production install with gunicorn's control socket off, 123.6 against 19.9, 212.0 against
-2,100.5 ms (9.9x; 300 MiB RSS, 245 MiB PSS); and the run above. The same machine without the freeze held 329
-to 332 MiB RSS (273 to 275 MiB PSS) after the load. Taxonomist's throughput moves by 20% from run to run on
-this machine and Label Studio's with it; the ratio moves with the machine. With 20 raters and no pause between
-requests, the 2 cores are the limit (both servers, PostgreSQL, Redis and the 20 clients share them): each
-side's p95 is mostly waiting for a CPU, so it follows its throughput."""
+2,100.5 ms (9.9x; 300 MiB RSS, 245 MiB PSS); 131.5 against 21.3, 195.9 against 1,797.5 ms (9.2x; 305 MiB RSS,
+250 MiB PSS). The same machine without the freeze held 329 to 332 MiB RSS (273 to 275 MiB PSS) after the load.
+On another AMD EPYC machine of the same kind, later that day: 116.6 against 16.3, 243.1 against 2,334.4 ms (9.6x;
+308 MiB RSS, 251 MiB PSS), before the labels version became an ORM UPDATE; and the run above. Taxonomist's
+throughput moves by 20% from run to run on this machine and Label Studio's with it; the ratio moves with the
+machine. With 20 raters and no pause between requests, the 2 cores are the limit (both servers, PostgreSQL,
+Redis and the 20 clients share them): each side's p95 is mostly waiting for a CPU, so it follows its throughput."""
 
 
 def _side_by_side(args) -> None:
