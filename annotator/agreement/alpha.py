@@ -128,6 +128,7 @@ def prepare_alpha(
     categories: Sequence | None = None,
     distance: Callable[[object, object], float] | None = None,
 ) -> Coded:
+    """Check and encode the rows for alpha at a level of measurement, or with a distance between two labels."""
     measure = "krippendorff_alpha"
     if level not in LEVELS:
         raise ValueError(f"{measure}: unknown level {level!r}; expected one of {', '.join(LEVELS)}")
@@ -155,6 +156,7 @@ def prepare_alpha(
 
 
 def compute_alpha(coded: Coded) -> Result:
+    """Alpha of rows encoded by `prepare_alpha`."""
     return alpha_from_codes(coded.codes, coded.k, coded.options["metric"], coded.options["values"])
 
 

@@ -16,7 +16,14 @@ from django.db import connections, transaction
 from django.db.models import Case, OuterRef, QuerySet, Subquery, TextField, Value, When
 from django.db.models.functions import Cast, Coalesce
 
-from annotator.models import Annotation, AnnotationValue, FirstSubmission, FirstSubmissionValue, Resolution
+from annotator.models import (
+    Annotation,
+    AnnotationValue,
+    FirstSubmission,
+    FirstSubmissionValue,
+    Repository,
+    Resolution,
+)
 from annotator.selectors.resolution_values import Labels, assemble_labels
 
 from .context import LIST_SEPARATOR, ExportContext
@@ -42,9 +49,8 @@ def streamed(queryset: QuerySet, chunk_size: int = CHUNK_SIZE) -> Iterator[Any]:
 
 
 def repository_name(owner: str | None, name: str | None) -> str:
-    if not name:
-        return ""
-    return f"{owner}/{name}" if owner else name
+    """The export's repository cell: owner/name, empty for an issue without a repository."""
+    return Repository.full_name_of(owner, name) if name else ""
 
 
 # --- the final dataset ----------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ def study_version_targets(*, study: Study) -> list[TaxonomyVersion]:
 
 
 def check_move_target(study: Study, to_version: TaxonomyVersion) -> None:
+    """DomainError unless `to_version` is another published version of the study's own taxonomy."""
     if to_version.pk == study.taxonomy_version_id:
         raise DomainError(f"The study already uses v{to_version.number}.")
     if to_version.taxonomy_id != study.taxonomy_version.taxonomy_id:

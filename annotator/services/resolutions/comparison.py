@@ -99,10 +99,12 @@ def open_disagreements(resolution: Resolution) -> list[str]:
 
 
 def overall_method(methods: dict[str, str]) -> str:
+    """The resolution's method: the weightiest of its dimensions' methods (METHOD_RANK), unanimous when none."""
     if not methods:
         return Resolution.Method.UNANIMOUS
     return max(methods.values(), key=lambda m: METHOD_RANK.get(m, 0))
 
 
 def disagreement_keys_text(disagreements: Sequence[str]) -> str:
+    """Dimension keys as `Resolution.disagreement_keys` stores them (",a,b,"), so a key is found with `contains`."""
     return f",{','.join(disagreements)}," if disagreements else ""

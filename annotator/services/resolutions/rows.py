@@ -19,6 +19,7 @@ def version_dimension_ids(version_id: int) -> dict[str, int]:
 
 
 def submitted_annotations(study_issue: StudyIssue) -> list[Annotation]:
+    """The issue's submitted annotations in assignment order, with their labels (what a comparison reads)."""
     return list(
         Annotation.objects.filter(assignment__study_issue=study_issue, submitted_at__isnull=False)
         .select_related("assignment")
@@ -28,6 +29,7 @@ def submitted_annotations(study_issue: StudyIssue) -> list[Annotation]:
 
 
 def resolution_state_snapshot(resolution: Resolution, labels: Labels | None = None) -> dict:
+    """What a history entry of the resolution keeps: its labels and fields, methods, status and disagreements."""
     return {
         **resolution_snapshot(resolution, labels=labels),
         "methods": dict(resolution.methods),
@@ -71,6 +73,7 @@ def resolution_save_revision(
 
 
 def lock_issue_resolution(study_issue: StudyIssue) -> tuple[StudyIssue, Resolution | None]:
+    """The study issue and its resolution (None when it has none yet), locked in that order (the lock order)."""
     locked_issue = StudyIssue.objects.select_for_update(of=("self",)).select_related("study").get(pk=study_issue.pk)
     resolution = Resolution.objects.select_for_update(of=("self",)).filter(study_issue=locked_issue).first()
     return locked_issue, resolution

@@ -228,6 +228,7 @@ def category_alias_add(
 
 
 def version_of_category(category: Category | int) -> TaxonomyVersion:
+    """The taxonomy version the category belongs to; NotFoundError when there is no such category."""
     pk = category.pk if isinstance(category, Category) else int(category)
     version = TaxonomyVersion.objects.filter(dimensions__categories=pk).first()
     if version is None:
