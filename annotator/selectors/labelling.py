@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
+from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, prefetch_related_objects
 from django.http import Http404
 
 from annotator.models import (
@@ -41,9 +41,14 @@ def study_get_with_roles(*, user, pk: int) -> Study:
 
 
 def assignments_for_rater(*, rater, study: Study) -> QuerySet[Assignment]:
+    """The rater's assignments in the study with their issue, repository and annotation.
+
+    Not their round: a page that shows it has the round's number from the rater's progress counters, and each
+    table joined here widens what PostgreSQL searches when planning the query.
+    """
     return (
         Assignment.objects.filter(rater=rater, study_issue__study=study)
-        .select_related("study_issue__issue__repository", "study_issue__round", "annotation")
+        .select_related("study_issue__issue__repository", "annotation")
         .order_by("study_issue__position")
     )
 
@@ -67,6 +72,7 @@ def assignment_get_for_rater(*, rater, study: Study, pk: int) -> Assignment:
     assignment = assignments_for_rater(rater=rater, study=study).filter(pk=pk).first()
     if assignment is None:
         raise Http404("No such assignment in your queue.")
+    assignment.study_issue.study = study  # the study it was filtered by: not read again
     return assignment
 
 
@@ -311,11 +317,8 @@ def labelling_page(*, assignment: Assignment, posted: Any = None) -> dict[str, A
     note and confidence: the rater's input is kept while they read why it was refused.
     """
     study = assignment.study_issue.study
-    annotation = (
-        Annotation.objects.prefetch_related(Prefetch("values", queryset=_values_queryset()))
-        .select_related("assignment")
-        .get(assignment=assignment)
-    )
+    annotation = assignment.annotation
+    prefetch_related_objects([annotation], Prefetch("values", queryset=_values_queryset()))
     chosen = annotation_values(annotation)
     if posted is not None:  # in memory only: nothing is saved
         chosen = {key: [int(pk) for pk in ids] for key, ids in posted.values.items() if ids}
@@ -341,14 +344,9 @@ def labelling_page(*, assignment: Assignment, posted: Any = None) -> dict[str, A
     position = assignment.study_issue.position
     previous_id = mine.filter(position__lt=position).order_by("-position").values_list("pk", flat=True).first()
     next_id = mine.filter(position__gt=position).order_by("position").values_list("pk", flat=True).first()
-    round_number = assignment.study_issue.round.number
+    round_id = assignment.study_issue.round_id
     progress = next(
-        (
-            row
-            for row in rater_progress(rater=assignment.rater_id, study=study)
-            if row["study_issue__round__number"] == round_number
-        ),
-        None,
+        (row for row in rater_progress(rater=assignment.rater_id, study=study) if row["round_id"] == round_id), None
     )
     return {
         "study": study,

@@ -135,8 +135,12 @@ def label(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
                 )
             except DomainError as exc:
                 error = exc.message
-                # A conflict shows what is stored (another tab changed it); any other refusal keeps the input.
-                posted = None if isinstance(exc, ConflictError) else form.to_input()
+                # A conflict shows what is stored (another tab changed it), read again now; any other refusal keeps
+                # the input.
+                posted = form.to_input()
+                if isinstance(exc, ConflictError):
+                    posted = None
+                    assignment = assignment_get_for_rater(rater=request.user, study=study, pk=assignment_pk)
             else:
                 if service is annotation_submit:
                     messages.success(request, "Submitted.")

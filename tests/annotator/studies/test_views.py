@@ -156,6 +156,10 @@ def test_the_post_fallback_reports_a_conflict(world, client_as):
     assert response.status_code == 409
     assert "changed in another tab or window" in response.content.decode()
     assert Annotation.objects.get(pk=world.a.annotation.pk).note == "one"
+    # The page shows what is stored, with its version, so the rater's next save goes through.
+    shown = response.context["annotation"]
+    assert (shown.note, shown.version) == ("one", 2)
+    assert 'data-version="2"' in response.content.decode()
 
 
 def test_skip_and_next(world, client_as):
