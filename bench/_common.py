@@ -404,6 +404,15 @@ class LoadRun:
     def all_round_trips(self) -> list[float]:
         return [t for kind in self.kinds for t in self.round_trips[kind]]
 
+    def add(self, other: LoadRun) -> None:
+        """Count another run of the same raters (a later turn) with this one."""
+        for kind in self.kinds:
+            self.round_trips[kind] += other.round_trips[kind]
+        self.errors += other.errors
+        for name, done in other.submitted.items():
+            self.submitted[name] = self.submitted.get(name, 0) + done
+        self.seconds += other.seconds
+
 
 def rater_load(base: str, sessions: dict, loop, seconds: float, kinds: Sequence[str]) -> LoadRun:
     """Every rater (a logged-in requests.Session) in a thread of its own, all starting together, repeating

@@ -37,17 +37,20 @@ Under load, side by side (--load):
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/label_studio_bench.py --load \
         --tasks 10000 --cache-url redis://127.0.0.1:6379/13 --broker-url redis://127.0.0.1:6379/14
 
---raters raters (default 20) at once for --seconds (default 60) against Taxonomist, then the same against
-Label Studio, in one run, both under docker-compose's web command (its gunicorn arguments read from
-docker-compose.yml). Taxonomist: a study of --tasks issues (two raters per issue, spread over the raters) in
-its own scratch database (--taxonomist-db-name, default taxonomist_lbench_load, dropped at the end), with
-the Redis cache and broker docker-compose gives it: two scratch Redis databases named on the command line,
-emptied before and after. Each rater loops: next, two autosaved drafts, submit, a page of 100 of its tasks.
-Label Studio: --tasks tasks as above (the venv of an earlier run is reused when it holds Label Studio),
-one user per rater with its token; each loops through its labelling stream as its UI does: next task, a
-draft saved and saved again, the annotation submitted with it, a data manager page of 100. Reports errors,
-p50/p95/p99 per kind and over all requests, throughput and the RSS and PSS of gunicorn's master and workers
-after the load, to docs/benchmarks.md, "## Under load: 20 raters, Taxonomist and Label Studio side by side".
+--raters raters (default 20) at once for --seconds (default 60) against Taxonomist and the same against Label
+Studio, in one run, both under docker-compose's web command (its gunicorn arguments read from
+docker-compose.yml) and both up for the whole run. The sides take turns (--turns, default 2: Taxonomist 30 s,
+Label Studio 30 s, Taxonomist 30 s, Label Studio 30 s), so that a drift in the machine's speed during the run
+falls on both; each side's turns are pooled. Taxonomist: a study of --tasks issues (two raters per issue,
+spread over the raters) in its own scratch database (--taxonomist-db-name, default taxonomist_lbench_load,
+dropped at the end), with the Redis cache and broker docker-compose gives it: two scratch Redis databases
+named on the command line, emptied before and after. Each rater loops: next, two autosaved drafts, submit, a
+page of 100 of its tasks. Label Studio: --tasks tasks as above (the venv of an earlier run is reused when it
+holds Label Studio), one user per rater with its token; each loops through its labelling stream as its UI
+does: next task, a draft saved and saved again, the annotation submitted with it, a data manager page of 100.
+Reports errors, p50/p95/p99 per kind and over all requests, throughput and the RSS and PSS of gunicorn's
+master and workers after the load, to docs/benchmarks.md, "## Under load: 20 raters, Taxonomist and Label
+Studio side by side".
 """
 
 from __future__ import annotations
@@ -62,12 +65,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import (
+    LoadRun,
     TimedRequests,
     compose_web_command,
     django_setup,
@@ -212,6 +217,9 @@ def main() -> None:
     load.add_argument("--load", action="store_true", help="run the side-by-side load instead of the timed requests")
     load.add_argument("--raters", type=int, default=20, help="raters working at once (default 20)")
     load.add_argument("--seconds", type=float, default=60, help="how long they work, on each side (default 60)")
+    load.add_argument(
+        "--turns", type=int, default=2, help="turns each side's time is taken in, the sides alternating (default 2)"
+    )
     load.add_argument(
         "--taxonomist-db-name", default="taxonomist_lbench_load", help="Taxonomist's scratch database (dropped)"
     )
@@ -695,8 +703,8 @@ Redis and the 20 clients share them): each side's p95 is mostly waiting for a CP
 
 
 def _side_by_side(args) -> None:
-    """The same raters' loop against Taxonomist and then Label Studio, each under docker-compose's gunicorn
-    settings, in one run (see the section's text in _load_markdown)."""
+    """The same raters' loop against Taxonomist and Label Studio, each under docker-compose's gunicorn settings,
+    in one run: both servers up, the sides taking turns (see the section's text in _load_markdown)."""
     from bench.team_sqlite_bench import PASSWORD as RATER_PASSWORD
     from bench.team_sqlite_bench import build_study, rater_loop
 
@@ -704,13 +712,17 @@ def _side_by_side(args) -> None:
         raise SystemExit("--load needs --cache-url and --broker-url: two scratch Redis databases (they are emptied)")
     if args.cache_url == args.broker_url:
         raise SystemExit("--cache-url and --broker-url must name two different Redis databases")
+    if args.turns < 1:
+        raise SystemExit("--turns must be at least 1")
     server_url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
     sizing = compose_web_command()
     sides: dict[str, dict] = {}
-    taxonomist = scratch_database(
-        vendor="postgresql", name=args.taxonomist_db_name, server_url=server_url, keep=args.keep
-    )
-    try:
+    with ExitStack() as stack:
+        taxonomist = scratch_database(
+            vendor="postgresql", name=args.taxonomist_db_name, server_url=server_url, keep=args.keep
+        )
+        stack.callback(taxonomist.close)
+        stack.callback(_flush_redis, args.cache_url, args.broker_url)
         django_setup(taxonomist.url, CACHE_URL=args.cache_url, CELERY_BROKER_URL=args.broker_url)
         with stopwatch() as elapsed:
             study_id, usernames, categories = build_study(args.tasks, args.raters)
@@ -723,26 +735,26 @@ def _side_by_side(args) -> None:
         env = served_env(
             taxonomist.url, CACHE_URL=args.cache_url, CELERY_BROKER_URL=args.broker_url, API_THROTTLE_USER="1000/s"
         )
-        with gunicorn(env, args=sizing) as base:
-            sessions = {name: http_login(base, name, RATER_PASSWORD) for name in usernames}
-            loop = rater_loop(study_id, categories, listing=True)
-            sides["Taxonomist"] = _loaded(base, sessions, loop, args.seconds)
-        sides["Taxonomist"]["build"] = f"study of {args.tasks:,} issues built in {elapsed[0]:.0f} s"
-    finally:
-        taxonomist.close()
-        _flush_redis(args.cache_url, args.broker_url)
+        base = stack.enter_context(gunicorn(env, args=sizing))
+        sessions = {name: http_login(base, name, RATER_PASSWORD) for name in usernames}
+        sides["Taxonomist"] = {
+            "server": (base, sessions, rater_loop(study_id, categories, listing=True)),
+            "build": f"study of {args.tasks:,} issues built in {elapsed[0]:.0f} s",
+        }
 
-    _, note = _install(args.venv, reuse=True)  # the venv of an earlier run if it holds Label Studio
-    python = args.venv / "bin" / "python"
-    package = _package_folder(python)
-    scratch = scratch_database(
-        vendor="postgresql", name=args.db_name, server_url=server_url, keep=args.keep or args.reuse, reuse=args.reuse
-    )
-    data_dir = Path(tempfile.mkdtemp(prefix="lsbench-data-"))
-    try:
-        env = _ls_env(scratch.url, data_dir)
-        setup = _ls(python, package, env, "setup", {"email": EMAIL, "password": PASSWORD, "raters": args.raters})
-        state = _ls(python, package, env, "state", {"title": PROJECT_TITLE})
+        _, note = _install(args.venv, reuse=True)  # the venv of an earlier run if it holds Label Studio
+        python = args.venv / "bin" / "python"
+        package = _package_folder(python)
+        keep = args.keep or args.reuse
+        scratch = scratch_database(
+            vendor="postgresql", name=args.db_name, server_url=server_url, keep=keep, reuse=args.reuse
+        )
+        stack.callback(scratch.close)
+        data_dir = Path(tempfile.mkdtemp(prefix="lsbench-data-"))
+        stack.callback(shutil.rmtree, data_dir, ignore_errors=True)
+        ls_env = _ls_env(scratch.url, data_dir)
+        setup = _ls(python, package, ls_env, "setup", {"email": EMAIL, "password": PASSWORD, "raters": args.raters})
+        state = _ls(python, package, ls_env, "state", {"title": PROJECT_TITLE})
         reused = bool(state and state["tasks"] == args.tasks and state["view"])
         if state and not reused:
             raise SystemExit(
@@ -751,23 +763,23 @@ def _side_by_side(args) -> None:
         app = (args.venv / "bin" / "gunicorn", package, "core.wsgi:application")
         with stopwatch() as elapsed:
             if not reused:
-                with gunicorn(env, workers=args.workers, app=app) as base:
-                    _load(_session(setup["token"]), base, args.tasks, args.batch)
-                state = _ls(python, package, env, "state", {"title": PROJECT_TITLE})
+                with gunicorn(ls_env, workers=args.workers, app=app) as ls_base:
+                    _load(_session(setup["token"]), ls_base, args.tasks, args.batch)
+                state = _ls(python, package, ls_env, "state", {"title": PROJECT_TITLE})
             _analyze(scratch.url)
         # A fresh server for the load: its workers have not held an import's batches.
-        with gunicorn(env, app=app, args=sizing) as base:
-            sessions = {f"rater{i}": _session(token) for i, token in enumerate(setup["rater_tokens"], 1)}
-            sides["Label Studio"] = _loaded(base, sessions, _ls_loop(state), args.seconds)
+        ls_base = stack.enter_context(gunicorn(ls_env, app=app, args=sizing))
+        ls_sessions = {f"rater{i}": _session(token) for i, token in enumerate(setup["rater_tokens"], 1)}
         done = "reused from a kept database" if reused else "loaded through its import API"
-        sides["Label Studio"]["build"] = (
-            f"project of {state['tasks']:,} tasks ({done}; {state['annotated']:,} annotated before the run) "
-            f"ready in {elapsed[0]:.0f} s"
-        )
+        sides["Label Studio"] = {
+            "server": (ls_base, ls_sessions, _ls_loop(state)),
+            "build": (
+                f"project of {state['tasks']:,} tasks ({done}; {state['annotated']:,} annotated before the run) "
+                f"ready in {elapsed[0]:.0f} s"
+            ),
+        }
         postgres = _postgres_version(scratch.url)
-    finally:
-        scratch.close()
-        shutil.rmtree(data_dir, ignore_errors=True)
+        _take_turns(sides, args.seconds, args.turns)
     report = _load_markdown(args, sides, sizing, setup["version"], note, postgres)
     print(report)
     for name, side in sides.items():
@@ -778,10 +790,23 @@ def _side_by_side(args) -> None:
         print("\nwritten to docs/benchmarks.md")
 
 
-def _loaded(base: str, sessions: dict, loop, seconds: float) -> dict:
-    load_before = os.getloadavg()[0]
-    run = rater_load(base, sessions, loop, seconds, LOAD_KINDS)
-    return {"run": run, "load": (load_before, os.getloadavg()[0]), "memory": gunicorn_memory(base)}
+def _take_turns(sides: dict, seconds: float, turns: int) -> None:
+    """Each side's raters work `seconds` in all, in `turns` turns taken alternately (the first side, the second,
+    the first again ...): a machine whose speed drifts during the run slows both sides alike. Adds to each side
+    its runs pooled (`run`), each turn's run (`turns`), the load average before each turn and the memory of its
+    server after its last turn."""
+    for side in sides.values():
+        side.update(turns=[], load=[])
+    for _ in range(turns):
+        for side in sides.values():
+            base, sessions, loop = side["server"]
+            side["load"].append(os.getloadavg()[0])
+            side["turns"].append(rater_load(base, sessions, loop, seconds / turns, LOAD_KINDS))
+    for side in sides.values():
+        side["run"] = LoadRun(kinds=LOAD_KINDS)
+        for run in side["turns"]:
+            side["run"].add(run)
+        side["memory"] = gunicorn_memory(side["server"][0])
 
 
 def _ls_loop(state: dict):
@@ -831,6 +856,16 @@ def _memory_line(memory: list[tuple[int, bool, int, int]]) -> str:
     )
 
 
+def _turns_text(args) -> str:
+    if args.turns == 1:
+        return "Taxonomist's raters worked first, then Label Studio's."
+    return (
+        f"The sides took turns, {args.turns} each of {args.seconds / args.turns:.0f} s (Taxonomist, Label Studio, "
+        "Taxonomist, ...): a shared machine's speed drifts during a run, and taking turns lets the drift fall on "
+        "both sides alike; the figures pool each side's turns."
+    )
+
+
 def _load_markdown(args, sides: dict, sizing: list[str], version: str, note: str, postgres: str) -> str:
     taxonomist, label_studio = sides["Taxonomist"], sides["Label Studio"]
     lines = [
@@ -844,10 +879,11 @@ def _load_markdown(args, sides: dict, sizing: list[str], version: str, note: str
         f"    --load --tasks {args.tasks} --cache-url {args.cache_url} --broker-url {args.broker_url}",
         "```",
         "",
-        f"{args.raters} raters at once for {args.seconds:.0f} s against each application in turn, both served by "
+        f"{args.raters} raters at once for {args.seconds:.0f} s against each application, both served by "
         f"gunicorn with docker-compose's web settings (`{' '.join(sizing)}`, sync workers), DEBUG off, on "
-        "127.0.0.1. Each rater, in a thread of its own, loops: the next issue, two autosaved drafts, the submit, "
-        "and a page of 100 of its tasks. Taxonomist: the rater API over session authentication, the Redis cache and "
+        f"127.0.0.1, both up for the whole run. {_turns_text(args)} Each rater, in a thread of its own, loops: "
+        "the next issue, two autosaved drafts, the submit, and a page of 100 of its tasks. Taxonomist: the rater API "
+        "over session authentication, the Redis cache and "
         "broker as docker-compose configures them (the agreement recomputation after a submit is queued, as there), "
         "two raters per issue, the per-user API throttle lifted (a robot per rater sends far more than 600 "
         "requests a minute). Label Studio: its labelling stream's endpoints as its UI calls them (token "
@@ -889,10 +925,17 @@ def _load_markdown(args, sides: dict, sizing: list[str], version: str, note: str
             ratios[(kind, q)] = ratio
             label = "all requests" if kind == "all" else kind
             row(f"{label} p{q} ms", [f"{value:.1f}" for value in values.values()], f"{ratio:.1f}x")
+    if args.turns > 1:
+        turn_ratios = [
+            percentile_ms(ls.all_round_trips(), 95) / percentile_ms(ours.all_round_trips(), 95)
+            for ours, ls in zip(sides["Taxonomist"]["turns"], sides["Label Studio"]["turns"], strict=True)
+            if ours.all_round_trips() and ls.all_round_trips()
+        ]
+        row("all requests p95, each turn", ["", ""], ", ".join(f"{ratio:.1f}x" for ratio in turn_ratios))
     for name, side in sides.items():
         row(
-            f"load average (1 min) before / after, {name}",
-            [f"{side['load'][0]:.2f} / {side['load'][1]:.2f}" if other == name else "" for other in sides],
+            f"load average (1 min) before each turn, {name}",
+            [", ".join(f"{load:.2f}" for load in side["load"]) if other == name else "" for other in sides],
         )
     lines += [
         "",
@@ -912,14 +955,13 @@ def _load_markdown(args, sides: dict, sizing: list[str], version: str, note: str
         f"error{'s' if errors != 1 else ''} and {p95:.1f}x Label Studio's p95 over all requests: "
         f"{'met' if errors == 0 and p95 >= TARGET_RATIO else 'NOT met'}."
     )
-    busiest = max(side["load"][0] for side in sides.values())
+    busiest = max(load for side in sides.values() for load in side["load"])
     if busiest > (os.cpu_count() or 1):
         lines += [
             "",
-            f"The load average was up to {busiest:.1f} on {os.cpu_count()} cores before a side started (the side "
-            "run just before it counts in it, and so would other jobs on the machine): the round trips include "
-            "waiting for a CPU on both sides; the two sides ran one after the other in the same run, so their ratio "
-            "is the fairer figure.",
+            f"The load average was up to {busiest:.1f} on {os.cpu_count()} cores before a turn started (the turn "
+            "just before it counts in it, and so would other jobs on the machine): the round trips include waiting "
+            "for a CPU on both sides; the two sides took turns in the same run, so their ratio is the fairer figure.",
         ]
     lines += ["", RUNS_SO_FAR]
     if args.tasks != 100_000:
