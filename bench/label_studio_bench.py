@@ -696,10 +696,17 @@ RSS, 247 MiB PSS); production install with gunicorn's control socket off, 123.6 
 2,100.5 ms (9.9x; 300 MiB RSS, 245 MiB PSS); 131.5 against 21.3, 195.9 against 1,797.5 ms (9.2x; 305 MiB RSS,
 250 MiB PSS). The same machine without the freeze held 329 to 332 MiB RSS (273 to 275 MiB PSS) after the load.
 On another AMD EPYC machine of the same kind, later that day: 116.6 against 16.3, 243.1 against 2,334.4 ms (9.6x;
-308 MiB RSS, 251 MiB PSS), before the labels version became an ORM UPDATE; and the run above. Taxonomist's
-throughput moves by 20% from run to run on this machine and Label Studio's with it; the ratio moves with the
-machine. With 20 raters and no pause between requests, the 2 cores are the limit (both servers, PostgreSQL,
-Redis and the 20 clients share them): each side's p95 is mostly waiting for a CPU, so it follows its throughput."""
+308 MiB RSS, 251 MiB PSS), before the labels version became an ORM UPDATE; 84.4 against 14.0, 316.3 against
+3,064.8 ms (9.7x; 305 MiB RSS, 250 MiB PSS); production install, 76.2 against 14.5, 371.4 against 2,836.9 ms
+(7.6x; 300 MiB RSS, 245 MiB PSS). On an Intel Xeon machine later still, Taxonomist's raters first and then Label
+Studio's: 122.2 against 20.2, 221.2 against 1,931.2 ms (8.7x; 308 MiB RSS, 251 MiB PSS); after the rater's rows
+lost a join and the labelling page two statements, 100.7 against 20.0, 297.8 against 1,991.5 ms (6.7x), the
+machine slower during Taxonomist's minute (the same code had served 122 requests a second an hour before).
+From then on the sides take turns (two each of 30 s): 117.5 against 19.1, 231.6 against 2,256.2 ms (9.7x;
+10.0x and 9.8x in the two turns); and the run above. Taxonomist's throughput moves by 20% from run to run and
+Label Studio's with it; when the two sides ran one after the other, the ratio moved with the machine. With 20
+raters and no pause between requests, the 2 cores are the limit (both servers, PostgreSQL, Redis and the 20
+clients share them): each side's p95 is mostly waiting for a CPU, so it follows its throughput."""
 
 
 def _side_by_side(args) -> None:

@@ -216,6 +216,29 @@ number of statements):
 The milliseconds moved by 1.7x from run to run; each request's multiple of the floor did not (submit 5.0 to 5.4
 times the bare PUT). Whether a run meets an absolute target depends on the moment it ran in.
 
+On an Intel Xeon machine on 2026-12-06 (its floor 2.8 to 3.8 ms: as slow as the machine the targets were set
+on, whose bare endpoint took 3.9 to 4.5 ms), five runs on one reused database, server medians in ms; runs 2 to
+5 after the rater's rows read their round's number through a subquery:
+
+| run | next | save | submit (open / completing) | queue page | floor GET / PUT | submit / floor PUT |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| 1 | 12.6 | 14.1 | 21.4 (18.7 / 24.1) | 13.6 | 3.8 / 4.3 | 5.0 |
+| 2 | 8.9 | 10.7 | 15.9 (14.3 / 21.3) | 11.0 | 2.8 / 3.3 | 4.8 |
+| 3 | 10.0 | 12.1 | 20.2 (16.3 / 25.2) | 12.2 | 3.4 / 3.8 | 5.3 |
+| 4 | 11.8 | 14.9 | 21.4 (18.8 / 29.2) | 14.6 | 3.8 / 4.4 | 4.9 |
+| 5 | 10.2 | 12.6 | 20.4 (17.3 / 24.5) | 12.3 | 3.5 / 3.9 | 5.2 |
+
+Measured against that floor, the targets ask for next and save within about 2.4 times the bare endpoint and
+submit within about 2.9 times: the ORM code takes about 3 times for next and save and 5 times for submit.
+
+PostgreSQL plans every statement anew (nothing is prepared), and planning a join costs more with each table
+in it: the rater's row (assignment, study issue, round, issue, repository, annotation) took 1.4 ms to plan and
+0.2 ms to run. Its round's number now comes through a subquery on the round's primary key, which is planned on
+its own: 0.8 ms to plan, on next and on every page of the rater's assignments. The labelling page (not one of
+the timed requests: a rater opens it once per issue) read its assignment with the same six tables and then the
+study and the annotation again: it reads the assignment with five and reuses both, 11 statements instead of
+13. In-process, paired runs of the page before and after: 30.8 / 27.3, 41.9 / 35.6 and 37.9 / 22.0 ms.
+
 What else was measured then and not kept: a second interpreter, Debian's own Python 3.11 (30% faster than
 this machine's Python 3.11.7 on a plain Python loop), gave no faster requests (submit 13.5 ms, in a run between
 runs 1 and 2). Merging the study issue's lock into the locking read would save one statement, but would then
