@@ -313,6 +313,9 @@ def _tree(categories: list[Category], selected: set[int]) -> list[PickerOption]:
 def labelling_page(*, assignment: Assignment, posted: Any = None) -> dict[str, Any]:
     """Everything the labelling page shows, in a fixed number of queries whatever the study's size.
 
+    The assignment comes as assignment_get_for_rater reads it: its annotation is the one read with it, and only
+    the annotation's labels are read here.
+
     `posted` (an `AnnotationInput` the service refused) is shown instead of the stored labels, proposals,
     note and confidence: the rater's input is kept while they read why it was refused.
     """
