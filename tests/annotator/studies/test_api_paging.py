@@ -1,5 +1,7 @@
 """My assignments page by queue position (keyset), and the fast row output equals the serializer's."""
 
+import re
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -8,6 +10,8 @@ from annotator.models import Assignment
 from annotator.selectors.labelling import ROW_COLUMNS, assignment_page_for_rater, assignments_for_rater
 from annotator.services.annotations import AnnotationInput, annotation_save_draft, annotation_submit
 from annotator.services.assignments import assignment_skip
+from tests.annotator.factories_issues import IssueFactory
+from tests.annotator.studies.factories import draw
 from tests.annotator.worlds import build_world, complete_input
 
 
@@ -122,3 +126,24 @@ def test_every_rows_page_url_and_dates_are_what_reverse_and_drf_give(big_world, 
         assert row["assigned_at"] == plain.to_representation(assignment.assigned_at)
         assert row["started_at"] == (plain.to_representation(assignment.started_at) if assignment.started_at else None)
     assert any(row["started_at"] for row in rows.values())
+
+
+def test_rows_and_the_labelling_page_name_each_assignments_own_round(big_world, users, client_as):
+    for _ in range(3):
+        IssueFactory(repository=big_world.repo)
+    second = draw(big_world.study, actor=users["owner"], size=3, seed=5)
+    later = list(
+        Assignment.objects.filter(rater=users["rater_a"], study_issue__round=second).order_by("study_issue__position")
+    )
+    assert second.number == 2 and len(later) == 3
+
+    rows = _api(users["rater_a"]).get(f"/api/v1/studies/{big_world.study.pk}/assignments/mine/?limit=20").json()
+    rounds = {row["id"]: row["round"] for row in rows["results"]}
+    assert {rounds[a.pk] for a in later} == {2}
+    assert {rounds[a.pk] for a in big_world.assignments["rater_a"]} == {1}
+
+    page = client_as("rater_a").get(f"/studies/{big_world.study.pk}/label/{later[0].pk}/")
+    assert page.context["progress"]["study_issue__round__number"] == 2
+    assert re.search(r'Round 2: <strong data-testid="progress">0 / 3<', page.content.decode())
+    first = client_as("rater_a").get(f"/studies/{big_world.study.pk}/label/{big_world.a.pk}/")
+    assert re.search(r'Round 1: <strong data-testid="progress">0 / 7<', first.content.decode())
