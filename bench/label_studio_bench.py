@@ -703,10 +703,12 @@ Studio's: 122.2 against 20.2, 221.2 against 1,931.2 ms (8.7x; 308 MiB RSS, 251 M
 lost a join and the labelling page two statements, 100.7 against 20.0, 297.8 against 1,991.5 ms (6.7x), the
 machine slower during Taxonomist's minute (the same code had served 122 requests a second an hour before).
 From then on the sides take turns (two each of 30 s): 117.5 against 19.1, 231.6 against 2,256.2 ms (9.7x;
-10.0x and 9.8x in the two turns); and the run above. Taxonomist's throughput moves by 20% from run to run and
-Label Studio's with it; when the two sides ran one after the other, the ratio moved with the machine. With 20
-raters and no pause between requests, the 2 cores are the limit (both servers, PostgreSQL, Redis and the 20
-clients share them): each side's p95 is mostly waiting for a CPU, so it follows its throughput."""
+10.0x and 9.8x in the two turns); and the run above. On another Intel Xeon machine later that day: 115.8
+against 17.9, 245.7 against 2,342.0 ms (9.5x; 9.9x and 9.8x in the two turns; 307 MiB RSS, 248 MiB PSS).
+Taxonomist's throughput moves by 20% from run to run and Label Studio's with it; when the two sides ran one
+after the other, the ratio moved with the machine. With 20 raters and no pause between requests, the 2 cores
+are the limit (both servers, PostgreSQL, Redis and the 20 clients share them): each side's p95 is mostly
+waiting for a CPU, so it follows its throughput."""
 
 
 def _side_by_side(args) -> None:

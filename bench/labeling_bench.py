@@ -74,7 +74,8 @@ What the rater's requests cost, and how they are written (2026-12-01, revised 20
   outer references), is built once per process and cloned per request: in-process, paired, a submit's service
   time went from 7.6 to 7.0 ms (2026-12-03).
   The hand-written SQL layer it replaces (prepared statements, vendor branches, a hand-built copy of the
-  serializer's output) saved a few milliseconds per write and is gone.
+  serializer's output) is gone. It made the writes about twice as fast (measured beside the ORM code below),
+  but ran a branch per database, bypassed the model code and ruled out a transaction-mode pooler.
 - The models' default orderings follow foreign keys (e.g. a label's ordering joins its dimension, taxonomy
   version and taxonomy): the writes read with order_by() where order does not matter, which keeps those
   joins out of the SQL and its compilation.
@@ -231,6 +232,31 @@ on, whose bare endpoint took 3.9 to 4.5 ms), six runs on one reused database, se
 
 Measured against that floor, the targets ask for next and save within about 2.4 times the bare endpoint and
 submit within about 2.9 times: the ORM code takes about 3 times for next and save and 5 times for submit.
+
+The hand-written SQL measured again beside the ORM code, on 2026-12-06 on another Intel Xeon machine of the
+same kind (floor 2.8 to 3.9 ms): the last commit with it (69cb0ca^, which wrote the same records: history,
+first submission, labels version, adjudication record), run from an archive of that commit on a database of
+its own built the same way, and the current code on its reused one, taking turns, server medians in ms:
+
+| run | code | next | save | submit (open / completing) | queue page | floor GET / PUT |
+| --- | --- | ---: | ---: | ---: | ---: | ---: |
+| 1 | hand-written SQL | 9.8 | 6.2 | 9.9 (9.5 / 10.2) | 13.9 | 3.0 / 3.4 |
+| 2 | ORM | 12.2 | 15.0 | 22.7 (20.5 / 28.5) | 15.7 | 3.9 / 4.5 |
+| 3 | hand-written SQL | 9.4 | 5.9 | 9.3 (8.4 / 10.4) | 13.2 | 2.8 / 3.5 |
+| 4 | ORM | 10.4 | 12.4 | 19.3 (15.9 / 25.0) | 12.6 | 3.2 / 3.8 |
+| 5 | hand-written SQL | 11.5 | 7.2 | 11.6 (10.6 / 13.9) | 16.1 | 3.6 / 4.3 |
+| 6 | ORM | 11.3 | 13.9 | 21.4 (19.0 / 25.9) | 14.5 | 3.9 / 4.3 |
+
+The reads cost about the same either way. The writes do not: the hand-written statements (two round trips per
+write, each carrying several statements, prepared once per connection) made an autosave 1.9 to 2.4 times and
+a submit 1.8 to 2.3 times faster, 6 to 9 and 10 to 13 ms less. They met both write targets in all three runs;
+the ORM code missed save by 1.2 to 1.5 times and submit by 1.6 to 1.9 times, less than the 2x beyond which
+hand-written SQL would be kept, so the ORM stays. Earlier the same day on the same machine, at a busier
+moment (floor 4.7 / 5.8 ms), an ORM submit took 29.3 ms, 2.4 times its target. Where the difference goes: a
+one-row statement takes PostgreSQL 0.1 to 0.3 ms here and the locking read 0.6 to 0.7 ms to plan, but each
+of the ORM's 13 (save) and 15 (submit) statements is compiled in Python and sent in a round trip of its own.
+To repeat it: `git archive 69cb0ca^ | tar -x -C DIR`, then, in DIR, this benchmark's command with
+`--db-name taxonomist_lbench_hand --no-write`.
 
 PostgreSQL plans every statement anew (nothing is prepared), and planning a join costs more with each table
 in it: the rater's row (assignment, study issue, round, issue, repository, annotation) took 1.4 ms to plan and
