@@ -16,6 +16,11 @@ $PY bench/labeling_bench.py --db-name taxonomist_lbench --cache-url "${BENCH_CAC
 $PY bench/agreement_page_bench.py --db-name taxonomist_agreement_bench
 $PY bench/export_bench.py --db-name taxonomist_exp_bench
 $PY bench/taxonomy_guard_bench.py --db-name taxonomist_taxguardbench
+# The hand-written SQL the rater's writes used until 69cb0ca beside the current ORM code, taking turns (about 25
+# minutes; needs the repository's history): BENCH_HAND_SQL=1 runs it.
+if [ "${BENCH_HAND_SQL:-0}" = 1 ]; then
+    $PY bench/hand_sql_bench.py --cache-url "${BENCH_CACHE_URL:-}"
+fi
 # The embedded default under a team of five: `make run`'s server on a scratch SQLite file in a scratch folder.
 $PY bench/team_sqlite_bench.py --var-dir "$(mktemp -d)/team-bench"
 # Label Studio on this machine, the comparison of the labelling targets (installs it from PyPI into a scratch
