@@ -6,7 +6,8 @@
 The last commit with the hand-written layer (annotator/services/annotation_rows.py: prepared statements, several
 statements per round trip) is the parent of 69cb0ca. It is exported with `git archive` into a temporary folder
 outside the repository (so this needs a checkout with that history), and its own bench/labeling_bench.py runs
-from there with this virtualenv's Python (that commit pins a subset of the current packages, at the same
+from there with this virtualenv's Python: the report names every package whose installed version differs from
+that commit's pins (none, when this was written: it pins a subset of the current packages, at the same
 versions). The two take turns, --pairs times: the hand-written code, then the current one. Both run with
 --no-write and the same --workers and --cache-url (a Redis database kept for benchmarks: each run empties it).
 
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from importlib import metadata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -68,12 +70,29 @@ def export(commit: str, into: Path) -> Path:
     with archive.open("wb") as out:
         done = subprocess.run(["git", "archive", commit], cwd=ROOT, stdout=out, stderr=subprocess.PIPE, check=False)
     if done.returncode:
-        raise SystemExit(f"git archive {commit} failed (a shallow clone lacks it): {done.stderr.decode().strip()}")
+        raise SystemExit(f"git archive {commit} failed (it needs the repository's history): {done.stderr.decode()}")
     tree = into / "tree"
     with tarfile.open(archive) as tar:
         tar.extractall(tree, filter="data")
     archive.unlink()
     return tree
+
+
+def pins_not_installed(requirements: str) -> list[str]:
+    """The `name==version` pins of a requirements file that this environment does not have at that version."""
+    differing = []
+    for line in requirements.splitlines():
+        match = re.match(r"([A-Za-z0-9_.-]+)==([^\s\\;]+)", line.strip())
+        if not match:
+            continue
+        name, pinned = match.groups()
+        try:
+            installed = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            installed = "not installed"
+        if installed != pinned:
+            differing.append(f"{name} {pinned} ({installed} here)")
+    return differing
 
 
 def run(tree: Path, args, *extra: str) -> dict[str, float]:
@@ -86,7 +105,7 @@ def run(tree: Path, args, *extra: str) -> dict[str, float]:
     return server_medians(done.stdout)
 
 
-def markdown(runs: list[tuple[str, dict[str, float]]], args) -> str:
+def markdown(runs: list[tuple[str, dict[str, float]]], args, differing: list[str]) -> str:
     lines = [
         "Command (the scratch databases `taxonomist_lbench_hand` and `taxonomist_lbench`; see the script's help):",
         "",
@@ -111,6 +130,12 @@ def markdown(runs: list[tuple[str, dict[str, float]]], args) -> str:
             f"| {number} | {code} | {m['next']:.1f} | {m['save']:.1f} | {m['submit']:.1f} ({m['open']:.1f} / "
             f"{m['completing']:.1f}) | {m['queue']:.1f} | {m['floor_get']:.1f} / {m['floor_put']:.1f} |"
         )
+    lines.append("")
+    lines.append(
+        f"Packages pinned by {HAND_WRITTEN} at another version than the one both ran with: "
+        + (", ".join(differing) if differing else "none")
+        + "."
+    )
     lines.append("")
     for key in TARGETS:
         hand = [m[key] for code, m in runs if code == "hand-written SQL"]
@@ -138,12 +163,13 @@ def main() -> None:
     runs = []
     with tempfile.TemporaryDirectory(prefix="taxonomist-hand-sql-") as scratch:
         tree = export(HAND_WRITTEN, Path(scratch))
+        differing = pins_not_installed((tree / "requirements.txt").read_text(encoding="utf-8"))
         for _ in range(args.pairs):
             runs.append(("hand-written SQL", run(tree, args, "--db-name", HAND_DB)))
             print("hand-written SQL:", runs[-1][1], flush=True)
             runs.append(("ORM", run(ROOT, args, "--db-name", ORM_DB, "--reuse")))
             print("ORM:", runs[-1][1], flush=True)
-    report = markdown(runs, args)
+    report = markdown(runs, args, differing)
     print(report)
     if not args.no_write:
         write_section(SECTION, report)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from bench.hand_sql_bench import markdown, server_medians
+from bench.hand_sql_bench import markdown, pins_not_installed, server_medians
 
 TABLE = """\
 | request | server median ms | server p95 ms | round trip median ms | SQL queries | Label Studio | faster by |
@@ -47,8 +47,25 @@ def test_the_report_sets_each_pair_side_by_side_with_the_targets():
     class Args:
         pairs, workers, cache_url = 1, 3, ""
 
-    report = markdown([("hand-written SQL", hand), ("ORM", orm)], Args)
+    report = markdown([("hand-written SQL", hand), ("ORM", orm)], Args, ["django 4.2.0 (5.2 here)"])
     assert "| 1 | hand-written SQL | 9.8 | 6.0 | 10.0 (9.5 / 10.2) | 13.9 | 3.0 / 3.4 |" in report
     assert "| 2 | ORM | 12.0 | 15.0 | 22.0 (9.5 / 10.2) | 13.9 | 3.0 / 3.4 |" in report
     assert "- save: hand-written 6.0 to 6.0 ms, ORM 15.0 to 15.0 ms (ORM / hand-written in each pair 2.5" in report
     assert "target 12 ms: hand-written within it in 1 of 1 runs, ORM in 0" in report
+    assert "at another version than the one both ran with: django 4.2.0 (5.2 here)." in report
+
+
+def test_pins_the_environment_does_not_hold_are_named():
+    import django
+
+    requirements = (
+        "# comment\n"
+        f"django=={django.__version__} \\\n"
+        "    --hash=sha256:abc\n"
+        "django==0.0.1 \\\n"
+        "no-such-package-here==1.0\n"
+    )
+    assert pins_not_installed(requirements) == [
+        f"django 0.0.1 ({django.__version__} here)",
+        "no-such-package-here 1.0 (not installed here)",
+    ]
