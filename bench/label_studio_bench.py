@@ -703,8 +703,15 @@ Studio's: 122.2 against 20.2, 221.2 against 1,931.2 ms (8.7x; 308 MiB RSS, 251 M
 lost a join and the labelling page two statements, 100.7 against 20.0, 297.8 against 1,991.5 ms (6.7x), the
 machine slower during Taxonomist's minute (the same code had served 122 requests a second an hour before).
 From then on the sides take turns (two each of 30 s): 117.5 against 19.1, 231.6 against 2,256.2 ms (9.7x;
-10.0x and 9.8x in the two turns); and the run above. On another Intel Xeon machine later that day: 115.8
-against 17.9, 245.7 against 2,342.0 ms (9.5x; 9.9x and 9.8x in the two turns; 307 MiB RSS, 248 MiB PSS).
+10.0x and 9.8x in the two turns); 87.7 against 15.5, 318.7 against 2,923.7 ms (9.2x; 9.8x and 8.8x; 308 MiB
+RSS, 249 MiB PSS). On another Intel Xeon machine later that day: 115.8 against 17.9, 245.7 against 2,342.0 ms
+(9.5x; 9.9x and 9.8x in the two turns; 307 MiB RSS, 248 MiB PSS). On an AMD EPYC machine later still: 124.2
+against 19.2, 248.0 against 2,280.4 ms (9.2x; 10.2x and 8.7x; 311 MiB RSS, 249 MiB PSS); 139.6 against 22.4,
+196.6 against 1,792.5 ms (9.1x; 10.1x and 8.8x; 306 MiB RSS, 248 MiB PSS); 117.9 against 16.9, 250.9 against
+2,701.4 ms (10.8x; 10.6x and 12.1x; 308 MiB RSS, 249 MiB PSS), where the raters' client (requests) used 0.22 of a
+core during Taxonomist's turns and 0.04 during Label Studio's. Until then the raters' threads sent through
+requests; from here on through urllib3 (`bench._common.LeanClient`), the same requests on the wire for about half
+the client's CPU, which it takes from the server being measured: the run above.
 Taxonomist's throughput moves by 20% from run to run and Label Studio's with it; when the two sides ran one
 after the other, the ratio moved with the machine. With 20 raters and no pause between requests, the 2 cores
 are the limit (both servers, PostgreSQL, Redis and the 20 clients share them): each side's p95 is mostly
@@ -897,7 +904,9 @@ def _load_markdown(args, sides: dict, sizing: list[str], version: str, note: str
         "two raters per issue, the per-user API throttle lifted (a robot per rater sends far more than 600 "
         "requests a minute). Label Studio: its labelling stream's endpoints as its UI calls them (token "
         "authentication), one annotation per task, the data manager's first tab for the list. Round trips are "
-        "measured by the client threads on the same machine; an error is any request that failed (no answer within "
+        "measured by the client threads on the same machine (each sends through urllib3 with its logged-in requests "
+        "session's cookies and headers: the same requests on the wire for less of the CPU the servers need; the "
+        "table gives what the client used); an error is any request that failed (no answer within "
         "30 s) or answered another status than the one expected (nothing is retried); requests without an answer "
         "are not in the percentiles, which flatters the side that had them.",
         "",
@@ -940,7 +949,18 @@ def _load_markdown(args, sides: dict, sizing: list[str], version: str, note: str
             for ours, ls in zip(sides["Taxonomist"]["turns"], sides["Label Studio"]["turns"], strict=True)
             if ours.all_round_trips() and ls.all_round_trips()
         ]
-        row("all requests p95, each turn", ["", ""], ", ".join(f"{ratio:.1f}x" for ratio in turn_ratios))
+        row(
+            "all requests p95 ms, each turn",
+            [
+                ", ".join(f"{percentile_ms(run.all_round_trips(), 95):.1f}" for run in side["turns"])
+                for side in sides.values()
+            ],
+            ", ".join(f"{ratio:.1f}x" for ratio in turn_ratios),
+        )
+    row(
+        "the raters' client: CPU seconds per second (1.0 is one core)",
+        [f"{run.client_cpu_seconds / run.seconds:.2f}" for run in runs.values()],
+    )
     for name, side in sides.items():
         row(
             f"load average (1 min) before each turn, {name}",
