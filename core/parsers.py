@@ -1,10 +1,14 @@
-"""The API's body parser (JSON only) with bounds: size, number of keys, and no NUL in any text.
+"""The API's body parser (JSON only) with bounds: size, number of keys, nesting, and text a database can hold.
 
 This reads at most DATA_UPLOAD_MAX_MEMORY_SIZE (413 past it; core.api turns Django's own
 RequestDataTooBig into the same answer), counts the keys of every JSON object as it is parsed
 (400 past API_JSON_MAX_KEYS, so a body of a hundred thousand unknown keys is refused before any
-serializer or service looks at it), and refuses text no database column can hold.
+serializer or service looks at it), answers 400 to a body nested deeper than Python's parser can follow,
+and refuses text no database column can hold: NUL, and a surrogate code point without its pair (`"\ud800"`
+is valid JSON, but no UTF-8 text; an error message quoting such a key could not even be sent).
 """
+
+import re
 
 from django.conf import settings
 from rest_framework import exceptions, status
@@ -38,19 +42,25 @@ def read_bounded(stream) -> bytes:
     return raw
 
 
-def _has_nul(value) -> bool:
+# JSON decodes an escaped surrogate pair into the one character it stands for: any surrogate left is unpaired.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _unstorable_text(value) -> str | None:
+    """What is wrong with the first key or text of a parsed body that no database column can hold, else None."""
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            if "\x00" in item:
-                return True
+            found = _UNSTORABLE.search(item)
+            if found:
+                return "NUL characters" if found.group() == "\x00" else "unpaired surrogate code points"
         elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-    return False
+    return None
 
 
 class BoundedJSONParser(JSONParser):
@@ -75,8 +85,11 @@ class BoundedJSONParser(JSONParser):
             )
         except _TooManyKeys:
             raise exceptions.ParseError(f"The JSON body has more than {limit:,} keys.") from None
+        except RecursionError:
+            raise exceptions.ParseError("The JSON body is nested too deeply.") from None
         except ValueError as exc:  # UnicodeDecodeError included
             raise exceptions.ParseError(f"JSON parse error - {str(exc)[:200]}") from None
-        if _has_nul(data):
-            raise exceptions.ParseError("Text may not contain NUL characters.")
+        unstorable = _unstorable_text(data)
+        if unstorable:
+            raise exceptions.ParseError(f"Text may not contain {unstorable}.")
         return data

@@ -76,6 +76,43 @@ def test_nul_characters_in_json_text_are_refused_with_400(world, api_as, body):
     assert snapshot(world) == before
 
 
+@pytest.mark.parametrize("suffix", ["draft/", "submit/"])
+def test_a_body_nested_deeper_than_the_parser_follows_answers_400(world, api_as, suffix):
+    before = snapshot(world)
+    client = api_as("rater_a")
+    response = client.generic(
+        "PUT" if suffix == "draft/" else "POST",
+        f"/api/v1/annotations/{world.a.annotation.pk}/{suffix}",
+        b"[" * 100_000,
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"] == {"code": "parse_error", "message": "The JSON body is nested too deeply."}
+    assert snapshot(world) == before
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"version": 1, "note": "a\\ud800b"}',
+        '{"version": 1, "values": {"symptom\\ud800": [1]}}',
+        '{"version": 1, "proposals": {"root_cause\\udfff": "x"}}',
+    ],
+)
+def test_unpaired_surrogates_in_json_text_or_keys_are_refused_with_400(world, api_as, body):
+    before = snapshot(world)
+    response = put_raw(api_as("rater_a"), draft_url(world), body.encode())
+    assert response.status_code == 400
+    assert response.json()["error"]["message"] == "Text may not contain unpaired surrogate code points."
+    assert snapshot(world) == before
+
+
+def test_a_surrogate_pair_is_one_character_and_is_kept(world, api_as):
+    response = put_raw(api_as("rater_a"), draft_url(world), b'{"version": 1, "note": "ok \\ud83d\\ude00"}')
+    assert response.status_code == 200
+    assert Annotation.objects.get(pk=world.a.annotation.pk).note == "ok \U0001f600"
+
+
 @pytest.mark.parametrize("content_type", ["application/x-www-form-urlencoded", "multipart/form-data; boundary=x"])
 def test_a_form_body_is_refused_with_415_before_it_is_read(world, api_as, content_type):
     before = snapshot(world)
