@@ -4,9 +4,11 @@ Blindness rule: raters only ever see their own labels; owners, adjudicators and 
 """
 
 from django.contrib.auth.models import AnonymousUser
+from django.db.models import Exists, OuterRef
 from rest_framework.permissions import BasePermission
 
 from annotator.models import Study, StudyMember
+from core.errors import NotFoundError, PermissionDeniedError
 
 OWNER = StudyMember.Role.OWNER
 RATER = StudyMember.Role.RATER
@@ -39,6 +41,29 @@ def can_see_all_labels(user, study: Study) -> bool:
 
 def is_rater(user, study: Study) -> bool:
     return RATER in study_roles(user, study)
+
+
+def rater_role_held(*, study: str, user: str) -> Exists:
+    """Whether a user still holds the rater role of a study, as a query expression over the outer query's fields
+    (e.g. study="assignment__study_issue__study", user="assignment__rater"): a locking read brings it along."""
+    return Exists(StudyMember.objects.filter(study=OuterRef(study), user=OuterRef(user), role=RATER))
+
+
+def require_assigned_rater(user, study: Study, *, rater_id: int, rater_role_held: bool) -> None:
+    """Only the rater an assignment names, while still a rater of its study, may write its labels or skip it.
+
+    Anyone else is answered as the selectors would answer them: 404 unless they may see the study's labels (another
+    rater must not learn the annotation exists). A rater removed from the study, or moved to another role, keeps
+    the work already done (it stays in the study) but writes no more: 404, or 403 while they can still see the study.
+    """
+    if rater_id != user.pk:
+        if can_see_all_labels(user, study):
+            raise PermissionDeniedError("Only the rater assigned to this issue can change this annotation.")
+        raise NotFoundError("No such annotation.")
+    if not rater_role_held:
+        if can_view_study(user, study):
+            raise PermissionDeniedError("You are no longer a rater in this study; your earlier work is kept.")
+        raise NotFoundError("No such annotation.")
 
 
 class IsStudyMember(BasePermission):

@@ -7,7 +7,12 @@ from rest_framework import serializers
 from annotator.models import Annotation, Assignment, Repository
 from annotator.selectors.labelling import annotation_values
 from annotator.selectors.pseudonyms import rater_as_seen
-from annotator.services.annotations import AnnotationInput
+from annotator.services.annotations import (
+    EXCLUDED_TEXT_MAX_CHARS,
+    NOTE_MAX_CHARS,
+    PROPOSAL_MAX_CHARS,
+    AnnotationInput,
+)
 
 # The site's zone (settings.TIME_ZONE; nothing activates another): named once so that a row's dates do not look the
 # current zone up each, as DRF does by default.
@@ -138,15 +143,17 @@ class AnnotationDraftInputSerializer(serializers.Serializer):
         default=dict,
         help_text='Category ids per dimension key, e.g. {"symptom": [12]}.',
     )
-    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=20000)
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=NOTE_MAX_CHARS)
     excluded = serializers.BooleanField(required=False, default=False)
     excluded_reason = serializers.ChoiceField(
         choices=Annotation.ExcludedReason.choices, required=False, allow_blank=True, default=""
     )
-    excluded_text = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+    excluded_text = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=EXCLUDED_TEXT_MAX_CHARS
+    )
     confidence = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=3, default=None)
     proposals = serializers.DictField(
-        child=serializers.CharField(allow_blank=True, max_length=500),
+        child=serializers.CharField(allow_blank=True, max_length=PROPOSAL_MAX_CHARS),
         required=False,
         default=dict,
         help_text="Proposed new category per dimension key (open coding).",

@@ -3,7 +3,12 @@
 from django import forms
 
 from annotator.models import Annotation
-from annotator.services.annotations import AnnotationInput
+from annotator.services.annotations import (
+    EXCLUDED_TEXT_MAX_CHARS,
+    NOTE_MAX_CHARS,
+    PROPOSAL_MAX_CHARS,
+    AnnotationInput,
+)
 from core.numbers import ascii_int
 
 
@@ -20,10 +25,10 @@ class AnnotationForm(forms.Form):
     action = forms.ChoiceField(choices=[(ACTION_DRAFT, "Save draft"), (ACTION_SUBMIT, "Submit")])
     version = forms.IntegerField(min_value=1)
     elapsed_seconds = forms.IntegerField(min_value=0, required=False)
-    note = forms.CharField(required=False, widget=forms.Textarea)
+    note = forms.CharField(required=False, max_length=NOTE_MAX_CHARS, widget=forms.Textarea)
     excluded = forms.BooleanField(required=False)
     excluded_reason = forms.ChoiceField(choices=Annotation.ExcludedReason.choices, required=False)
-    excluded_text = forms.CharField(required=False)
+    excluded_text = forms.CharField(required=False, max_length=EXCLUDED_TEXT_MAX_CHARS)
     confidence = forms.TypedChoiceField(
         choices=[("", "—"), *Annotation.Confidence.choices], coerce=int, empty_value=None, required=False
     )
@@ -32,7 +37,7 @@ class AnnotationForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.dimensions = list(dimensions)
         for dimension in self.dimensions:
-            self.fields[f"proposal_{dimension.key}"] = forms.CharField(required=False, max_length=500)
+            self.fields[f"proposal_{dimension.key}"] = forms.CharField(required=False, max_length=PROPOSAL_MAX_CHARS)
 
     def clean(self):
         data = super().clean()
@@ -46,6 +51,16 @@ class AnnotationForm(forms.Form):
                 values[dimension.key] = numbers
         data["values"] = values
         return data
+
+    def problem(self) -> str:
+        """What to tell the rater when the form is not valid: a text over its length is named, anything else needs a
+        reload (the page sends nothing else a person can get wrong)."""
+        names = {"note": "Note", "excluded_text": "Exclusion details"}
+        names.update({f"proposal_{d.key}": f"Proposal for {d.name}" for d in self.dimensions})
+        for name, errors in self.errors.items():
+            if name in names:
+                return f"{names[name]}: {errors[0]}"
+        return "The form could not be read; reload the page and try again."
 
     def to_input(self) -> AnnotationInput:
         data = self.cleaned_data

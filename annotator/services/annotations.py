@@ -30,7 +30,7 @@ from annotator.models import (
     StudyIssue,
     StudyMember,
 )
-from annotator.permissions import can_see_all_labels
+from annotator.permissions import rater_role_held, require_assigned_rater
 from annotator.selectors.studies import study_dimension_ids
 from annotator.services.agreement.version import study_labels_changed
 from annotator.services.first_submissions import first_submission_record
@@ -52,6 +52,11 @@ FROZEN_MESSAGE = (
 )
 # A client reports active seconds since its last save; more than this between two saves is not believable.
 MAX_ELAPSED_PER_SAVE = 3600
+# The longest texts a rater may write, in characters, whichever surface sends them: each is copied into the history's
+# snapshots and, on a first submit, into the first submission, which keeps it for good.
+NOTE_MAX_CHARS = 20_000
+EXCLUDED_TEXT_MAX_CHARS = 2_000
+PROPOSAL_MAX_CHARS = 500
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,14 @@ def _clean(
         raise DomainError(
             f"This study does not label the dimension(s) {', '.join(unknown_proposals)}.", field="proposals"
         )
-    proposals = {key: text.strip()[:500] for key, text in sorted(data.proposals.items()) if text and text.strip()}
+    proposals = {key: text.strip() for key, text in sorted(data.proposals.items()) if text and text.strip()}
+    too_long = [key for key, text in proposals.items() if len(text) > PROPOSAL_MAX_CHARS]
+    if too_long:
+        raise DomainError(
+            f"A proposed category is at most {PROPOSAL_MAX_CHARS:,} characters: shorten the one for "
+            f"'{dimensions[too_long[0]].name}'.",
+            field="proposals",
+        )
     both = [key for key in proposals if key in chosen and not dimensions[key].multi_valued]
     if both:
         dimension = dimensions[both[0]]
@@ -117,6 +129,12 @@ def _clean(
         raise DomainError("Say why the issue is excluded: not a bug, or out of scope.", field="excluded_reason")
     if data.confidence is not None and data.confidence not in (1, 2, 3):
         raise DomainError("Confidence is 1 (low), 2 (medium) or 3 (high).", field="confidence")
+    if len(data.note) > NOTE_MAX_CHARS:
+        raise DomainError(f"A note is at most {NOTE_MAX_CHARS:,} characters.", field="note")
+    if data.excluded and len(data.excluded_text.strip()) > EXCLUDED_TEXT_MAX_CHARS:
+        raise DomainError(
+            f"The exclusion details are at most {EXCLUDED_TEXT_MAX_CHARS:,} characters.", field="excluded_text"
+        )
     fields = {
         "note": data.note,
         "excluded": data.excluded,
@@ -157,8 +175,9 @@ def _lock_study_issue(annotation: Annotation | int) -> None:
 
 
 def _lock(annotation: Annotation | int, actor, expected_version: int, *, submitting: bool) -> Annotation:
-    """The annotation and its assignment, locked and checked: the actor is its rater, it is not frozen, the
-    version is current. Anyone else is answered as the selectors would: 404 unless they may see it.
+    """The annotation and its assignment, locked and checked: the actor is its rater and still a rater of the
+    study, it is not frozen, the version is current. Anyone else is answered as the selectors would
+    (annotator.permissions.require_assigned_rater).
 
     The assignment is locked too: its status moves a progress counter, so it must not change under us (a
     skip in another tab). Its study issue, study and taxonomy version come along (validation needs them).
@@ -171,10 +190,9 @@ def _lock(annotation: Annotation | int, actor, expected_version: int, *, submitt
     except Annotation.DoesNotExist:
         raise NotFoundError("No such annotation.") from None
     assignment = locked.assignment
-    if assignment.rater_id != actor.pk:
-        if can_see_all_labels(actor, assignment.study_issue.study):
-            raise PermissionDeniedError("Only the rater assigned to this issue can change this annotation.")
-        raise NotFoundError("No such annotation.")
+    require_assigned_rater(
+        actor, assignment.study_issue.study, rater_id=assignment.rater_id, rater_role_held=locked.rater_role_held
+    )
     if locked.frozen:
         raise ConflictError(FROZEN_MESSAGE)
     if locked.version != expected_version:
@@ -213,6 +231,7 @@ def _locking_query(*, submitting: bool) -> QuerySet[Annotation]:
         Annotation.objects.select_for_update(of=("self", "assignment"))
         .select_related("assignment__study_issue__study__taxonomy_version")
         .only(*LOCKED_FIELDS)
+        .annotate(rater_role_held=rater_role_held(study="assignment__study_issue__study", user="assignment__rater"))
         .order_by()
     )
     if not submitting:

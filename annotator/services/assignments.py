@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models import Count
 
 from annotator.models import Annotation, AnnotationHistory, Assignment, Study, StudyIssue, StudyMember, StudyRound
+from annotator.permissions import rater_role_held, require_assigned_rater
 from annotator.services.progress import rater_progress_add, rater_progress_move
 from core.errors import ConflictError, DomainError
 
@@ -135,18 +136,23 @@ def assignments_create_for_round(
     return assignments
 
 
-def _lock_assignment(assignment: Assignment) -> Assignment:
-    """The assignment, locked after its annotation, as the annotation services lock them.
+def _lock_assignment(assignment: Assignment, actor) -> Assignment:
+    """The assignment, locked after its annotation, as the annotation services lock them, and checked: the actor
+    is its rater and still a rater of the study (annotator.permissions.require_assigned_rater).
 
     A skip writes a history row that refers to the annotation (which takes a lock on it): locking the
     assignment first would deadlock with an autosave of the same issue, which holds the annotation.
     """
     annotation = (
         Annotation.objects.select_for_update(of=("self", "assignment"))
-        .select_related("assignment__study_issue")
+        .select_related("assignment__study_issue__study")
+        .annotate(rater_role_held=rater_role_held(study="assignment__study_issue__study", user="assignment__rater"))
         .get(assignment_id=assignment.pk)
     )
     locked = annotation.assignment
+    require_assigned_rater(
+        actor, locked.study_issue.study, rater_id=locked.rater_id, rater_role_held=annotation.rater_role_held
+    )
     locked.annotation = annotation
     return locked
 
@@ -157,7 +163,7 @@ def assignment_skip(*, assignment: Assignment, actor, reason: str) -> Assignment
     reason = reason.strip()
     if not reason:
         raise DomainError("Say why you skip this issue, so the study owner can act on it.", field="reason")
-    locked = _lock_assignment(assignment)
+    locked = _lock_assignment(assignment, actor)
     if locked.status == Assignment.Status.SUBMITTED:
         raise ConflictError("This issue is already submitted; it cannot be skipped.")
     old = locked.status
@@ -179,7 +185,7 @@ def assignment_skip(*, assignment: Assignment, actor, reason: str) -> Assignment
 @transaction.atomic
 def assignment_unskip(*, assignment: Assignment, actor) -> Assignment:
     """Back into the queue: drafted if the rater had started, else assigned."""
-    locked = _lock_assignment(assignment)
+    locked = _lock_assignment(assignment, actor)
     if locked.status != Assignment.Status.SKIPPED:
         return locked
     locked.status = Assignment.Status.DRAFTED if locked.started_at else Assignment.Status.ASSIGNED

@@ -25,7 +25,13 @@ from annotator.selectors.labelling import (
     study_dimensions,
     study_get_with_roles,
 )
-from annotator.services.annotations import annotation_save_draft, annotation_submit
+from annotator.services.annotations import (
+    EXCLUDED_TEXT_MAX_CHARS,
+    NOTE_MAX_CHARS,
+    PROPOSAL_MAX_CHARS,
+    annotation_save_draft,
+    annotation_submit,
+)
 from annotator.services.assignments import assignment_skip, assignment_unskip
 from core.errors import ConflictError, DomainError
 from core.numbers import ascii_int
@@ -34,6 +40,8 @@ URL_PLACEHOLDER = 987654321  # stands for the assignment id in a reversed URL
 TITLE_CHARS = 100
 ALL_PAGE_SIZE = 100
 MAX_POSITION = 10**9  # queue positions are far below this; a larger "jump" or "after" is not a position
+# The page's text boxes stop where the services do.
+TEXT_LIMITS = {"note": NOTE_MAX_CHARS, "excluded_text": EXCLUDED_TEXT_MAX_CHARS, "proposal": PROPOSAL_MAX_CHARS}
 
 
 def _rater_study(request: HttpRequest, pk: int):
@@ -148,13 +156,14 @@ def label(request: HttpRequest, pk: int, assignment_pk: int) -> HttpResponse:
                 messages.success(request, "Draft saved.")
                 return redirect("annotator:label", pk=study.pk, assignment_pk=assignment.pk)
         else:
-            error = "The form could not be read; reload the page and try again."
+            error = form.problem()
     context = labelling_page(assignment=assignment, posted=posted)
     context.update(
         {
             "error": error,
             "labelling_keys": LABELLING_KEYS,
             "skip_form": SkipForm(),
+            "text_limits": TEXT_LIMITS,
             "api_urls": {
                 "draft": reverse("api:annotation_draft", args=[context["annotation"].pk]),
                 "submit": reverse("api:annotation_submit", args=[context["annotation"].pk]),
