@@ -3,7 +3,10 @@
 Each record of ``data/labels.jsonl`` may carry ``independent``: the rater's first submission of the issue
 (written by ``rater_labels_records``). The import keeps it as a FirstSubmission with source "package", so the
 imported study reports the same "before discussion" figures as the one it came from. A package written before
-this layer existed has none: then the labels themselves were the first submission, as far as anyone knows.
+this layer existed has none: then the labels themselves were the first submission, as far as anyone knows, and
+the import keeps them as such with source "history", the rule by which migration 0012 recovered the first
+submissions of annotations submitted before the record existed. Recorded at import, they stay the first
+submission when the issue is later sent back (or reopened by a version move) and resubmitted.
 """
 
 from collections.abc import Callable, Sequence
@@ -37,7 +40,8 @@ def first_submissions_restore(
     dimensions: dict[str, Dimension],
     ids: Callable[[str, list[str], str], list[int]],
 ) -> dict[str, list[str]]:
-    """Write the first submissions that `records` carry for the just-created `annotations` (same order).
+    """Write the first submissions that `records` carry for the just-created `annotations` (same order); a
+    record without the layer has its own labels kept as its first submission.
 
     `ids(key, codes, where)` turns category codes into ids (raising the import's error for unknown codes).
     Returns, per issue URL, the dimensions on which the first submissions differed: disagreements the
@@ -47,9 +51,12 @@ def first_submissions_restore(
     by_issue: dict[str, list[FirstSubmissionDraft]] = {}
     for record, annotation in zip(records, annotations, strict=True):
         layer = record.get(INDEPENDENT.rstrip("_"))
-        if layer is None:
-            continue
         where = f"data/labels.jsonl: {record.get('issue_url')} by {record.get('rater')}"
+        if layer is None:
+            draft = _as_imported(record, annotation, dimensions, ids, where)
+            drafts.append(draft)
+            by_issue.setdefault(record["issue_url"], []).append(draft)
+            continue
         if not isinstance(layer, dict) or not isinstance(layer.get("labels", {}), dict):
             raise DomainError(f"{where}: 'independent' must be an object with 'labels'.")
         values = []
@@ -78,6 +85,26 @@ def first_submissions_restore(
     keys = list(dimensions)
     dimension_keys = {dimension.pk: key for key, dimension in dimensions.items()}
     return {url: _differing(pairs, keys, dimension_keys) for url, pairs in by_issue.items() if len(pairs) > 1}
+
+
+def _as_imported(
+    record: dict,
+    annotation: Annotation,
+    dimensions: dict[str, Dimension],
+    ids: Callable[[str, list[str], str], list[int]],
+    where: str,
+) -> FirstSubmissionDraft:
+    """A record without the layer: its labels (those of the study's dimensions, as the import keeps them), as
+    imported, were the rater's first submission."""
+    labels = record.get("labels") or {}
+    values = [
+        (dimension.pk, category_id)
+        for key, dimension in dimensions.items()
+        for category_id in ids(key, labels.get(key, []), where)
+    ]
+    return FirstSubmissionDraft.of_annotation(
+        annotation, values=values, submitted_at=annotation.submitted_at, source=FirstSubmission.Source.HISTORY
+    )
 
 
 def _differing(drafts: list[FirstSubmissionDraft], keys: list[str], dimension_keys: dict[int, str]) -> list[str]:
