@@ -2,23 +2,32 @@
 
 Only studies in the "published" phase are found; any other slug is a 404, so an unpublished study's
 existence is not revealed. Raters appear as R1, R2, ... (in the order they joined the study),
-adjudicators as A1, owners as O1; names in free text are replaced the same way.
+adjudicators as A1, owners as O1; names in free text are replaced the same way. A pseudonym, once
+published, stays with its person in every later release, whether or not they are still a member
+(see ``member_pseudonyms``).
 """
 
+import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Max, Prefetch, Q, QuerySet
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Max, Min, Prefetch, Q, QuerySet
 from django.http import Http404
 
-from annotator.exports.pseudonyms import pseudonymise, redact
+from annotator.exports.pseudonyms import redact
 from annotator.models import (
     Annotation,
     AnnotationValue,
+    Assignment,
     FirstSubmission,
     FirstSubmissionValue,
     PhaseChange,
+    Release,
     Resolution,
+    ResolutionHistory,
     ResolutionValue,
     Study,
     StudyMember,
@@ -28,6 +37,10 @@ from taxonomy.models import Category
 
 PUBLISHED = Study.Phase.PUBLISHED
 ROLE_PREFIX = {StudyMember.Role.RATER: "R", StudyMember.Role.ADJUDICATOR: "A", StudyMember.Role.OWNER: "O"}
+# The key of Release.figures that holds the pseudonyms a release was published with ({"<user id>": "R1", ...}).
+# Not served: the public pages and APIs read named keys of figures only.
+RELEASE_PSEUDONYMS = "pseudonyms"
+PSEUDONYM = re.compile(r"^([A-Z]+)(\d+)$")
 
 
 # --- category counts (also used by the members' API) ---------------------------------------------------
@@ -176,24 +189,103 @@ def published_at(*, study: Study):
 
 
 def member_pseudonyms(*, study: Study) -> dict[int, str]:
-    """user id -> R1, R2, ... for raters (A1 for adjudicators, O1 for owners), numbered in the order they joined."""
-    members = list(StudyMember.objects.filter(study=study).order_by("added_at", "id").values_list("user_id", "role"))
-    mapping: dict[int, str] = {}
-    for role in (StudyMember.Role.RATER, StudyMember.Role.ADJUDICATOR, StudyMember.Role.OWNER):
-        ids = [str(user_id) for user_id, r in members if r == role and user_id not in mapping]
-        for user_id, pseudonym in pseudonymise(ids, prefix=ROLE_PREFIX[role]).items():
-            mapping[int(user_id)] = pseudonym
+    """user id -> R1, R2, ... for raters (A1 for adjudicators, O1 for owners): everyone whose work is in the study.
+
+    A pseudonym once published never moves to another person: the pseudonyms of the study's latest release are
+    kept as they are, and only people it does not name get a new one, the next free number of their role. New
+    people are numbered in ``_participants`` order, which for a study nobody left is the order of the first
+    rule (members by role, each role in the order they joined).
+    """
+    mapping = published_pseudonyms(study=study)
+    taken: Counter = Counter()
+    for pseudonym in mapping.values():
+        found = PSEUDONYM.match(pseudonym)
+        if found:
+            taken[found[1]] = max(taken[found[1]], int(found[2]))
+    for role, user_id in _participants(study):
+        if user_id not in mapping:
+            prefix = ROLE_PREFIX[role]
+            taken[prefix] += 1
+            mapping[user_id] = f"{prefix}{taken[prefix]}"
     return mapping
 
 
-def _name_mapping(study: Study, pseudonyms: dict[int, str]) -> dict[str, str]:
-    """Every way a member may be named in free text (username, display and full name) -> their pseudonym."""
+def published_pseudonyms(*, study: Study) -> dict[int, str]:
+    """The pseudonyms the study's latest release (hidden or not) was published with; empty before the first
+    release, and for releases published before releases kept them."""
+    # Each release extends the one before it, so the latest holds every pseudonym ever published.
+    figures = Release.objects.filter(study=study).order_by("-number").values_list("figures", flat=True).first()
+    stored = (figures or {}).get(RELEASE_PSEUDONYMS) or {}
+    return {int(user_id): pseudonym for user_id, pseudonym in stored.items()}
+
+
+def _participants(study: Study) -> list[tuple[str, int]]:
+    """(role, user id) of everyone who takes part in the study, each once, in the order pseudonyms are given.
+
+    First the members, raters then adjudicators then owners, each in the order they joined. Then people who
+    are no longer members (a removal deletes the membership and the date it began), by their work that stays:
+    raters by their first assignment, adjudicators by their first decision, owners by their first release
+    or phase change.
+    """
+    members = StudyMember.objects.filter(study=study).order_by("added_at", "id").values_list("user_id", "role")
+    by_role: dict[str, list[int]] = defaultdict(list)
+    for user_id, role in members:
+        by_role[role].append(user_id)
+    ordered = [(role, user_id) for role in ROLE_PREFIX for user_id in by_role[role]]
+    assigned = (
+        Assignment.objects.filter(study_issue__study=study)
+        .values_list("rater_id")
+        .annotate(first=Min("assigned_at"))
+        .values_list("rater_id", "first")
+    )
+    decided = (
+        ResolutionHistory.objects.filter(resolution__study_issue__study=study, actor__isnull=False)
+        .values_list("actor_id")
+        .annotate(first=Min("at"))
+        .values_list("actor_id", "first")
+    )
+    recorded = (
+        Resolution.objects.filter(study_issue__study=study, decided_by__isnull=False)
+        .values_list("decided_by_id")
+        .annotate(first=Min("decided_at"))
+        .values_list("decided_by_id", "first")
+    )
+    released = (
+        Release.objects.filter(study=study, created_by__isnull=False)
+        .values_list("created_by_id")
+        .annotate(first=Min("created_at"))
+        .values_list("created_by_id", "first")
+    )
+    moved = (
+        PhaseChange.objects.filter(study=study, actor__isnull=False)
+        .values_list("actor_id")
+        .annotate(first=Min("at"))
+        .values_list("actor_id", "first")
+    )
+    ordered += [(StudyMember.Role.RATER, user_id) for user_id in _by_first(assigned)]
+    ordered += [(StudyMember.Role.ADJUDICATOR, user_id) for user_id in _by_first(decided, recorded)]
+    ordered += [(StudyMember.Role.OWNER, user_id) for user_id in _by_first(released, moved)]
+    once: dict[int, str] = {}
+    for role, user_id in ordered:
+        once.setdefault(user_id, role)  # a rater who also owns the study is a rater, as in the first rule
+    return [(role, user_id) for user_id, role in once.items()]
+
+
+def _by_first(*sources: Iterable[tuple[int, datetime]]) -> list[int]:
+    """User ids by the earliest time any source gives them (then by id)."""
+    first: dict[int, datetime] = {}
+    for source in sources:
+        for user_id, at in source:
+            first[user_id] = min(at, first.get(user_id, at))
+    return sorted(first, key=lambda user_id: (first[user_id], user_id))
+
+
+def _name_mapping(pseudonyms: dict[int, str]) -> dict[str, str]:
+    """Every way a person with a pseudonym may be named in free text (username, display and full name) -> it."""
     names: dict[str, str] = {}
-    users = StudyMember.objects.filter(study=study).select_related("user")
-    for member in users:
-        user = member.user
+    for user in get_user_model().objects.filter(pk__in=pseudonyms).order_by("pk"):
         for name in (user.username, user.display_name, user.get_full_name()):
-            if name and name.strip() and user.pk in pseudonyms:
+            if name and name.strip():
                 names.setdefault(name.strip(), pseudonyms[user.pk])
     return names
 
@@ -217,7 +309,7 @@ class DatasetContext:
         self.codes = {c.pk: c.code for c in categories}
         self.dimension_keys = sorted({c.dimension.key for c in categories})
         self.pseudonyms = member_pseudonyms(study=study)
-        self.names = _name_mapping(study, self.pseudonyms)
+        self.names = _name_mapping(self.pseudonyms)
 
     def codes_of(self, ids) -> list[str]:
         """Category codes; a final label that is a rater's proposal shows as its text, marked "proposal: "."""
@@ -260,7 +352,7 @@ def dataset_rows(*, context: DatasetContext, resolutions: list[Resolution]) -> l
         first = firsts.get(annotation.pk)
         by_issue[annotation.assignment.study_issue_id].append(
             {
-                "rater": context.pseudonyms.get(annotation.assignment.rater_id, "R?"),
+                "rater": context.pseudonyms[annotation.assignment.rater_id],
                 "excluded": annotation.excluded,
                 "excluded_reason": annotation.excluded_reason,
                 "labels": _codes_by_key(context, annotation.values.all()),
@@ -308,7 +400,7 @@ def pseudonymised_agreement(*, report: dict[str, Any], pseudonyms: dict[int, str
     """The agreement report with rater ids and names replaced by R1, R2, ... everywhere they appear."""
 
     def alias(rater_id) -> str:
-        return pseudonyms.get(int(rater_id), "R?")
+        return pseudonyms[int(rater_id)]  # everyone with an assignment has one (member_pseudonyms)
 
     def pair(p: dict[str, Any]) -> dict[str, Any]:
         raters = [alias(r) for r in p.get("raters", [])]

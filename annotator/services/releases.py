@@ -34,13 +34,13 @@ from annotator.exports import csv_rows
 from annotator.exports.jsonl import dumps
 from annotator.models import Study, StudyMember
 from annotator.selectors.publication import (
+    RELEASE_PSEUDONYMS,
     DatasetContext,
     categories_of_version,
     category_counts,
     counts_by_dimension,
     dataset_queryset,
     dataset_rows,
-    member_pseudonyms,
     pseudonymised_agreement,
 )
 
@@ -86,10 +86,14 @@ class ReleaseContent:
     dataset: list[dict[str, Any]]
     files: dict[str, bytes] = field(default_factory=dict)
     fingerprint: str = ""
+    pseudonyms: dict[int, str] = field(default_factory=dict)
 
     @property
     def figures(self) -> dict[str, Any]:
-        return {k: v for k, v in self.summary.items() if k != "dimensions"}
+        """What the release row keeps: the summary's figures, and the pseudonyms its files use, which every later
+        release keeps for the same people (member_pseudonyms)."""
+        kept = {str(user_id): pseudonym for user_id, pseudonym in self.pseudonyms.items()}
+        return {k: v for k, v in self.summary.items() if k != "dimensions"} | {RELEASE_PSEUDONYMS: kept}
 
 
 def _json_bytes(value: Any) -> bytes:
@@ -208,7 +212,7 @@ def release_content(*, study: Study) -> ReleaseContent:
 
     summary = study_summary(study=study)
     context, rows = _dataset(study)
-    report = pseudonymised_agreement(report=agreement_report(study=study), pseudonyms=member_pseudonyms(study=study))
+    report = pseudonymised_agreement(report=agreement_report(study=study), pseudonyms=context.pseudonyms)
     agreement = {
         "study": {"slug": study.slug, "name": study.name, "agreement_threshold": float(study.agreement_threshold)}
     } | report
@@ -228,7 +232,9 @@ def release_content(*, study: Study) -> ReleaseContent:
     for name, data in fingerprinted:
         digest.update(f"{name}\0{len(data)}\0".encode())
         digest.update(data)
-    return ReleaseContent(summary=summary, dataset=rows, files=files, fingerprint=digest.hexdigest())
+    return ReleaseContent(
+        summary=summary, dataset=rows, files=files, fingerprint=digest.hexdigest(), pseudonyms=context.pseudonyms
+    )
 
 
 # --- citation -------------------------------------------------------------------------------------------
