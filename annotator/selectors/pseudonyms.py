@@ -1,15 +1,18 @@
 """How a viewer sees a study's raters: their names, or stable pseudonyms R1, R2, ... under anonymous adjudication.
 
 One rule for every surface (adjudication and history pages, the annotation API, member lists, labels exports,
-agreement pairs): when the study's owner has turned on anonymous adjudication, everyone but the owners (and
-the rater themselves, for their own labels) sees a rater as "R<n>". The number is the rater's place in the
-order raters joined the study, so R1 is the same person on every page and in every file of the study.
+agreement pairs, releases): when the study's owner has turned on anonymous adjudication, everyone but the owners
+(and the rater themselves, for their own labels) sees a rater as "R<n>". The numbers are the releases' own
+(annotator.selectors.publication.member_pseudonyms): raters in the order they joined the study, and a pseudonym
+once published stays with its person, also after they leave; so R1 is the same person on every page and in every
+file of the study, the replication package of a release included.
 """
 
 from collections.abc import Iterable
 
 from annotator.models import Study, StudyMember
 from annotator.permissions import study_roles
+from annotator.selectors.publication import member_pseudonyms
 
 PREFIX = "R"
 
@@ -26,19 +29,16 @@ def sees_rater_names(viewer, study: Study) -> bool:
 
 
 def study_rater_pseudonyms(*, study: Study, rater_ids: Iterable[int] = ()) -> dict[int, str]:
-    """{user id: "R1", "R2", ...} for the study's raters, numbered in the order they joined (one query).
+    """{user id: "R1", "R2", ...} for everyone who rated in the study, members or not (member_pseudonyms).
 
-    `rater_ids`: people who labelled issues of the study but are no longer among its raters; they follow the
-    members, by id, so that every rater shown has a pseudonym.
+    `rater_ids`: people to be shown as raters whom that rule does not number as one (someone who rated and now
+    holds only another role of the study): they follow, by id, so that every rater shown has a pseudonym.
     """
-    ordered = list(
-        StudyMember.objects.filter(study=study, role=StudyMember.Role.RATER)
-        .order_by("added_at", "user_id")  # the order the exports number raters in
-        .values_list("user_id", flat=True)
-    )
-    known = set(ordered)
-    ordered += sorted({pk for pk in rater_ids if pk not in known})
-    return {pk: f"{PREFIX}{number}" for number, pk in enumerate(ordered, start=1)}
+    pseudonyms = {pk: p for pk, p in member_pseudonyms(study=study).items() if p.startswith(PREFIX)}
+    taken = max((int(p.removeprefix(PREFIX)) for p in pseudonyms.values()), default=0)
+    for number, pk in enumerate(sorted({pk for pk in rater_ids if pk not in pseudonyms}), start=taken + 1):
+        pseudonyms[pk] = f"{PREFIX}{number}"
+    return pseudonyms
 
 
 def rater_display_names(*, study: Study, viewer, raters: Iterable) -> dict[int, str]:

@@ -5,8 +5,9 @@ from dataclasses import dataclass, field
 
 from django.db.models import Min
 
-from annotator.exports import pseudonymise, redact
+from annotator.exports import redact
 from annotator.models import Assignment, Study, StudyMember
+from annotator.selectors.pseudonyms import study_rater_pseudonyms
 from annotator.selectors.resolution_values import ProposedLabel
 from annotator.selectors.studies import study_dimensions
 from taxonomy.models import Category, Dimension
@@ -110,10 +111,11 @@ def export_context(*, study: Study, pseudonymous: bool) -> ExportContext:
     categories, hierarchical = _categories(dimensions)
     raters = study_raters(study)
     labels, redactions = {}, {}
-    pseudonyms = pseudonymise([str(user_id) for user_id, _, _ in raters])
+    # The study's one numbering, which its releases keep: a release's package names raters as its dataset does.
+    pseudonyms = study_rater_pseudonyms(study=study, rater_ids=[user_id for user_id, _, _ in raters])
     for user_id, username, display in raters:
         if pseudonymous:
-            labels[user_id] = pseudonyms[str(user_id)]
+            labels[user_id] = pseudonyms[user_id]
             for name in (username, display):
                 if name and name.strip():
                     redactions[name.strip()] = labels[user_id]

@@ -2,11 +2,15 @@
 person in every later release, also after they leave the study (study_member_remove keeps their work)."""
 
 import hashlib
+import io
+import json
+import zipfile
 
 import pytest
 from django.test import Client
 
 from annotator.models import Release, ReleaseFile, Resolution, StudyIssue, StudyMember
+from annotator.selectors.pseudonyms import study_rater_pseudonyms
 from annotator.selectors.publication import member_pseudonyms
 from annotator.selectors.releases import release_dataset, release_json
 from annotator.services.publication import study_publish
@@ -114,3 +118,29 @@ def test_the_kept_pseudonyms_are_not_served(world, users):
         response = Client().get(url)
         assert response.status_code == 200, url
         assert b"pseudonyms" not in response.content, f"{url} serves the release's pseudonym map"
+
+
+def test_a_releases_package_names_the_raters_as_its_dataset_does_after_a_rater_leaves(world, users):
+    study_publish(study=world.study, actor=users["owner"])
+    remove(world, users, "rater_a")
+    revise_final_label(world, users, index=0)
+    second = study_publish(study=world.study, actor=users["owner"], change_note="Issue 0's root cause revised.")
+
+    package = ReleaseFile.objects.get(release=second, name="replication-package.zip")
+    with zipfile.ZipFile(io.BytesIO(bytes(package.content))) as archive:
+        (name,) = [name for name in archive.namelist() if name.endswith("/data/labels.jsonl")]
+        records = [json.loads(line) for line in archive.read(name).splitlines() if line.strip()]
+    url = StudyIssue.objects.get(pk=world.issue_ids[DISPUTED]).issue.url
+    by_code = {r["labels"]["root_cause"][0]: r["rater"] for r in records if r["issue_url"] == url}
+    in_package = {
+        "rater_a": by_code[world.cats["root_cause"][1].code],
+        "rater_b": by_code[world.cats["root_cause"][2].code],
+    }
+    assert in_package == pseudonym_by_rater(world, second) == {"rater_a": "R1", "rater_b": "R2"}
+
+
+def test_anonymous_adjudication_shows_a_former_rater_by_the_releases_pseudonym(world, users):
+    study_publish(study=world.study, actor=users["owner"])
+    remove(world, users, "rater_a")
+    pseudonyms = study_rater_pseudonyms(study=world.study, rater_ids=[users["rater_a"].pk, users["rater_b"].pk])
+    assert pseudonyms == {users["rater_a"].pk: "R1", users["rater_b"].pk: "R2"}
