@@ -34,7 +34,7 @@ def study_rater_pseudonyms(*, study: Study, rater_ids: Iterable[int] = ()) -> di
     `rater_ids`: people to be shown as raters whom that rule does not number as one (someone who rated and now
     holds only another role of the study): they follow, by id, so that every rater shown has a pseudonym.
     """
-    pseudonyms = {pk: p for pk, p in member_pseudonyms(study=study).items() if p.startswith(PREFIX)}
+    pseudonyms = {pk: p for pk, p in member_pseudonyms(study=study, raters_only=True).items() if p.startswith(PREFIX)}
     taken = max((int(p.removeprefix(PREFIX)) for p in pseudonyms.values()), default=0)
     for number, pk in enumerate(sorted({pk for pk in rater_ids if pk not in pseudonyms}), start=taken + 1):
         pseudonyms[pk] = f"{PREFIX}{number}"

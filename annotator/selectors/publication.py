@@ -188,13 +188,14 @@ def published_at(*, study: Study):
     return change.at if change else study.updated_at
 
 
-def member_pseudonyms(*, study: Study) -> dict[int, str]:
+def member_pseudonyms(*, study: Study, raters_only: bool = False) -> dict[int, str]:
     """user id -> R1, R2, ... for raters (A1 for adjudicators, O1 for owners): everyone whose work is in the study.
 
     A pseudonym once published never moves to another person: the pseudonyms of the study's latest release are
     kept as they are, and only people it does not name get a new one, the next free number of their role. New
     people are numbered in ``_participants`` order, which for a study nobody left is the order of the first
-    rule (members by role, each role in the order they joined).
+    rule (members by role, each role in the order they joined). `raters_only`: the pages that show raters only
+    need their numbers, which people no longer members in other roles do not change; those are not looked for.
     """
     mapping = published_pseudonyms(study=study)
     taken: Counter = Counter()
@@ -202,7 +203,7 @@ def member_pseudonyms(*, study: Study) -> dict[int, str]:
         found = PSEUDONYM.match(pseudonym)
         if found:
             taken[found[1]] = max(taken[found[1]], int(found[2]))
-    for role, user_id in _participants(study):
+    for role, user_id in _participants(study, raters_only=raters_only):
         if user_id not in mapping:
             prefix = ROLE_PREFIX[role]
             taken[prefix] += 1
@@ -219,7 +220,7 @@ def published_pseudonyms(*, study: Study) -> dict[int, str]:
     return {int(user_id): pseudonym for user_id, pseudonym in stored.items()}
 
 
-def _participants(study: Study) -> list[tuple[str, int]]:
+def _participants(study: Study, *, raters_only: bool = False) -> list[tuple[str, int]]:
     """(role, user id) of everyone who takes part in the study, each once, in the order pseudonyms are given.
 
     First the members, raters then adjudicators then owners, each in the order they joined. Then people who
@@ -263,8 +264,9 @@ def _participants(study: Study) -> list[tuple[str, int]]:
         .values_list("actor_id", "first")
     )
     ordered += [(StudyMember.Role.RATER, user_id) for user_id in _by_first(assigned)]
-    ordered += [(StudyMember.Role.ADJUDICATOR, user_id) for user_id in _by_first(decided, recorded)]
-    ordered += [(StudyMember.Role.OWNER, user_id) for user_id in _by_first(released, moved)]
+    if not raters_only:  # the querysets above are lazy: the ones skipped here never run
+        ordered += [(StudyMember.Role.ADJUDICATOR, user_id) for user_id in _by_first(decided, recorded)]
+        ordered += [(StudyMember.Role.OWNER, user_id) for user_id in _by_first(released, moved)]
     once: dict[int, str] = {}
     for role, user_id in ordered:
         once.setdefault(user_id, role)  # a rater who also owns the study is a rater, as in the first rule
