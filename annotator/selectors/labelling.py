@@ -16,7 +16,7 @@ from annotator.models import (
     StudyMember,
     StudyRound,
 )
-from annotator.permissions import can_see_all_labels
+from annotator.permissions import can_see_all_labels, is_rater
 from annotator.selectors.studies import study_dimensions as study_dimensions
 from annotator.selectors.studies import study_get_for_user
 from taxonomy.models import Category, Dimension
@@ -58,8 +58,11 @@ def assignment_next_for_rater(*, rater, study: Study) -> Assignment | None:
     "my assignments" (see assignment_page_for_rater), or None.
 
     Filters and orders on the assignment's own study/position copies: one range scan of
-    assignment_open_queue_idx, however much of the queue is done.
+    assignment_open_queue_idx, however much of the queue is done. Someone no longer a rater of the study gets
+    None: their open assignments stay in the study, but they may not label them (require_assigned_rater).
     """
+    if not is_rater(rater, study):
+        return None
     return _page_rows(Assignment.objects.filter(rater=rater, study=study, status__in=OPEN_STATUSES)).first()
 
 

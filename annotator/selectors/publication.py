@@ -233,36 +233,13 @@ def _participants(study: Study, *, raters_only: bool = False) -> list[tuple[str,
     for user_id, role in members:
         by_role[role].append(user_id)
     ordered = [(role, user_id) for role in ROLE_PREFIX for user_id in by_role[role]]
-    assigned = (
-        Assignment.objects.filter(study_issue__study=study)
-        .values_list("rater_id")
-        .annotate(first=Min("assigned_at"))
-        .values_list("rater_id", "first")
+    assigned = _first_acts(Assignment.objects.filter(study_issue__study=study), user="rater_id", at="assigned_at")
+    decided = _first_acts(
+        ResolutionHistory.objects.filter(resolution__study_issue__study=study), user="actor_id", at="at"
     )
-    decided = (
-        ResolutionHistory.objects.filter(resolution__study_issue__study=study, actor__isnull=False)
-        .values_list("actor_id")
-        .annotate(first=Min("at"))
-        .values_list("actor_id", "first")
-    )
-    recorded = (
-        Resolution.objects.filter(study_issue__study=study, decided_by__isnull=False)
-        .values_list("decided_by_id")
-        .annotate(first=Min("decided_at"))
-        .values_list("decided_by_id", "first")
-    )
-    released = (
-        Release.objects.filter(study=study, created_by__isnull=False)
-        .values_list("created_by_id")
-        .annotate(first=Min("created_at"))
-        .values_list("created_by_id", "first")
-    )
-    moved = (
-        PhaseChange.objects.filter(study=study, actor__isnull=False)
-        .values_list("actor_id")
-        .annotate(first=Min("at"))
-        .values_list("actor_id", "first")
-    )
+    recorded = _first_acts(Resolution.objects.filter(study_issue__study=study), user="decided_by_id", at="decided_at")
+    released = _first_acts(Release.objects.filter(study=study), user="created_by_id", at="created_at")
+    moved = _first_acts(PhaseChange.objects.filter(study=study), user="actor_id", at="at")
     ordered += [(StudyMember.Role.RATER, user_id) for user_id in _by_first(assigned)]
     if not raters_only:  # the querysets above are lazy: the ones skipped here never run
         ordered += [(StudyMember.Role.ADJUDICATOR, user_id) for user_id in _by_first(decided, recorded)]
@@ -271,6 +248,12 @@ def _participants(study: Study, *, raters_only: bool = False) -> list[tuple[str,
     for role, user_id in ordered:
         once.setdefault(user_id, role)  # a rater who also owns the study is a rater, as in the first rule
     return [(role, user_id) for user_id, role in once.items()]
+
+
+def _first_acts(rows: QuerySet, *, user: str, at: str) -> QuerySet:
+    """(user id, time of their first row) for each user named in `rows` (a lazy query)."""
+    named = rows.filter(**{f"{user}__isnull": False})
+    return named.values_list(user).annotate(first=Min(at)).values_list(user, "first").order_by()
 
 
 def _by_first(*sources: Iterable[tuple[int, datetime]]) -> list[int]:

@@ -99,3 +99,13 @@ def test_a_rater_back_in_the_study_writes_again(world, users):
     )
 
     assert saved.note == "back"
+
+
+def test_a_former_rater_still_in_the_study_is_offered_nothing_to_label(world, users):
+    api = APIClient()
+    api.force_authenticate(users["rater_a"])
+    url = f"/api/v1/studies/{world.study.pk}/assignments/next/"
+    assert api.get(url).json()["assignment"]["annotation"] == world.a.annotation.pk
+    _leave(world, users, "now_owner")
+
+    assert api.get(url).json()["assignment"] is None
